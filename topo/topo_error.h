@@ -1,0 +1,34 @@
+/*
+ * topo_error: the one error report every topo loader and writer fills in.
+ *
+ * Like jansson's json_error_t: where (file and line, when there is one) and a
+ * sentence a person can act on, e.g.
+ *   "fabric.txt:120: switch port 70 is beyond the switch's 65 ports".
+ * A function that fails returns -1 (or NULL) and fills the error; it never
+ * prints or aborts.
+ */
+#ifndef TOPO_ERROR_H
+#define TOPO_ERROR_H
+
+#include <stddef.h>
+
+#define TOPO_ERROR_TEXT_LEN 512
+#define TOPO_ERROR_SOURCE_LEN 256
+
+typedef struct topo_error {
+	char source[TOPO_ERROR_SOURCE_LEN]; /* file name, or "<live>", "" if none */
+	int line;                           /* 1-based line; 0 when it does not apply */
+	char text[TOPO_ERROR_TEXT_LEN];     /* one sentence, no trailing newline */
+} topo_error;
+
+/* Clear an error report (no error). `err` may be NULL. */
+void topo_error_clear(topo_error *err);
+
+/* Fill `err` (if not NULL) with source, line and a printf-style sentence. */
+void topo_error_set(topo_error *err, const char *source, int line, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Format as "source:line: text" (or "source: text" when line is 0) into buf. */
+const char *topo_error_format(const topo_error *err, char *buf, size_t len);
+
+#endif
