@@ -26,7 +26,8 @@ readonly SLURM_SHA256="e1a5547edd212c38b5e3230a284133f777b32746551f094aaa81cc4af
 readonly DEBIAN_SUITE="trixie"
 readonly APT_LIST="/etc/apt/sources.list.d/topognn-trixie-src.list"
 # What configure needs for auth/slurm (libjwt) and slurmrestd (http-parser,
-# json-c, yaml), plus the toolchain. munge is not needed.
+# json-c, yaml), plus the toolchain. munge is not needed, but 24.11's configure
+# fails when it is absent unless told --without-munge.
 readonly BUILD_DEPS=(build-essential pkg-config python3 dpkg-dev
     libjwt-dev libjson-c-dev libhttp-parser-dev libyaml-dev libssl-dev zlib1g-dev)
 
@@ -129,7 +130,7 @@ else
     apt_update
     log "apt-get source --download-only slurm-wlm/$DEBIAN_SUITE (into $cache_dir)"
     # The Debian patch tarball may fail to download; only the orig tarball matters.
-    if ! (cd -- "$cache_dir" && apt-get source --download-only -qq "slurm-wlm/$DEBIAN_SUITE"); then
+    if ! (cd -- "$cache_dir" && apt-get -o APT::Sandbox::User=root source --download-only -qq "slurm-wlm/$DEBIAN_SUITE"); then
         log "apt-get source reported an error; checking whether the orig tarball arrived"
     fi
     [[ -f "$cache_dir/$SLURM_ORIG" ]] \
@@ -159,6 +160,7 @@ if [[ ! -f "$build_dir/config.status" ]]; then
             --prefix="$prefix" \
             --sysconfdir="$prefix/etc" \
             --enable-multiple-slurmd \
+            --without-munge \
             --disable-dependency-tracking \
             > configure.out 2>&1); then
         tail -n 40 -- "$build_dir/configure.out" >&2
