@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Build every libFuzzer target in fuzz/ with clang (ASan + UBSan) and run each
+# for a bounded time on its seed corpus. Usage: scripts/fuzz.sh [SECONDS]
+# A target fuzz/fuzz_NAME.c uses the corpus fuzz/corpus/NAME/ (copied to a
+# scratch dir so runs never modify the repository).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-20}
+out=_build/fuzz
+mkdir -p "$out"
+cflags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+	-Itopo -Ignn-infer -I_build/default -DHAVE_IBNETDISC=1)
+# shellcheck disable=SC2207
+libs=($(pkg-config --cflags --libs hwloc jansson igraph libcurl libibnetdisc) -lm)
+sources=(topo/*.c)
+status=0
+for target in fuzz/fuzz_*.c; do
+	name=$(basename "$target" .c)
+	corpus_name=${name#fuzz_}
+	echo "fuzz: building $name"
+	clang "${cflags[@]}" "$target" "${sources[@]}" "${libs[@]}" -o "$out/$name"
+	work=$(mktemp -d)
+	[[ -d fuzz/corpus/$corpus_name ]] && cp -r "fuzz/corpus/$corpus_name/." "$work/"
+	echo "fuzz: running $name for ${seconds}s"
+	if ! "$out/$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+		-artifact_prefix="$out/$name-" "$work" >"$out/$name.log" 2>&1; then
+		echo "fuzz: $name FAILED; tail of $out/$name.log:"
+		tail -n 40 "$out/$name.log"
+		status=1
+	else
+		grep -E '^(#[0-9]+\s+DONE|Done [0-9]+ runs)' "$out/$name.log" | tail -n 1 || true
+	fi
+	rm -rf "$work"
+done
+exit $status

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Set up and run topognn's whole test suite on a Debian 12 machine:
+#   1. install the Debian packages (scripts/deps.sh),
+#   2. build and `make check` (cmocka unit tests),
+#   3. the same under AddressSanitizer + UBSan (leaks are errors),
+#   4. integration tests against real parts (ibsim fabric simulator, ...),
+#   5. each libFuzzer target for a short, bounded time,
+#   6. `make distcheck`.
+# Ends with one line "N passed, N failed" and exits non-zero on any failure.
+# Set TOPOGNN_QUICK=1 to skip the sanitizer build, fuzzing and distcheck.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+top=$PWD
+jobs=${TOPOGNN_JOBS:-2}
+fuzz_seconds=${TOPOGNN_FUZZ_SECONDS:-20}
+passed=0
+failed=0
+failures=()
+
+log() { printf '\n=== %s\n' "$*"; }
+
+# Count the cmocka cases a build's `make check` ran, from the tests' logs.
+count_cmocka() {
+	local dir=$1 p f
+	p=$(cat "$dir"/tests/*.log 2>/dev/null | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+	f=$(cat "$dir"/tests/*.log 2>/dev/null | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
+# Run one step; a step that fails without printing its own counts counts as one failure.
+step() {
+	local name=$1
+	shift
+	log "$name"
+	if "$@"; then
+		return 0
+	fi
+	failed=$((failed + 1))
+	failures+=("$name")
+	return 1
+}
+
+# Run a script that ends with "N passed, N failed"; add its counts.
+integration() {
+	local name=$1 out rc p f
+	shift
+	log "$name"
+	out=$(mktemp)
+	"$@" 2>&1 | tee "$out"
+	rc=${PIPESTATUS[0]}
+	p=$(sed -n 's/^\(.*: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' "$out" | tail -n 1)
+	f=$(sed -n 's/^\(.*: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed.*/\3/p' "$out" | tail -n 1)
+	rm -f "$out"
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+	if [[ $rc -ne 0 ]]; then
+		[[ ${f:-0} -gt 0 ]] || failed=$((failed + 1))
+		failures+=("$name")
+	fi
+}
+
+build() {
+	local dir=$1
+	shift
+	mkdir -p "$dir" && (cd "$dir" && "$top/configure" -q "$@" && make -j"$jobs" >/dev/null)
+}
+
+check() {
+	local dir=$1 rc t
+	(cd "$dir" && make -j"$jobs" check >/dev/null 2>&1)
+	rc=$?
+	count_cmocka "$dir"
+	for t in "$dir"/tests/*.trs; do
+		[[ -e $t ]] || continue
+		grep -q ':test-result: PASS' "$t" && continue
+		echo "failed: $(basename "$t" .trs) (see ${t%.trs}.log)"
+		tail -n 20 "${t%.trs}.log"
+		# a crash (sanitizer report, signal) leaves no cmocka count: count it here
+		grep -q '^\[  FAILED  \]' "${t%.trs}.log" || failed=$((failed + 1))
+	done
+	return $rc
+}
+
+step "dependencies" scripts/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+step "autogen" ./autogen.sh >/dev/null 2>&1 || { echo "0 passed, 1 failed"; exit 1; }
+
+if step "build" build _build/default; then
+	log "unit tests (make check)"
+	check _build/default || failures+=("unit tests")
+fi
+
+if [[ -z ${TOPOGNN_QUICK:-} ]]; then
+	if step "build with ASan/UBSan" build _build/asan --enable-sanitizers; then
+		log "unit tests under ASan/UBSan"
+		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+			check _build/asan || failures+=("unit tests (ASan/UBSan)")
+	fi
+fi
+
+for t in tests/integration/*.sh; do
+	[[ -x $t ]] || continue
+	integration "integration: $(basename "$t" .sh)" "$t" "$top/_build/default"
+done
+
+if [[ -z ${TOPOGNN_QUICK:-} ]]; then
+	if compgen -G "fuzz/fuzz_*.c" >/dev/null; then
+		step "fuzzers (${fuzz_seconds}s each)" scripts/fuzz.sh "$fuzz_seconds" && passed=$((passed + 1))
+	fi
+	step "make distcheck" bash -c "cd _build/default && make -j$jobs distcheck >distcheck.log 2>&1 || { tail -40 distcheck.log; exit 1; }" &&
+		passed=$((passed + 1))
+fi
+
+log "summary"
+if ((${#failures[@]})); then
+	printf 'failed: %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 && ${#failures[@]} -eq 0 ]]
