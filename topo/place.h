@@ -1,0 +1,181 @@
+/*
+ * place: the placement engine. Given a job request and the cluster's current
+ * state, choose the hosts.
+ *
+ *   place_cluster  static view of a topo_graph for placement: hosts in group
+ *                  order, each host's group and rail leaves, fabric link
+ *                  capacities. Built once per graph.
+ *   place_state    what changes: free GPUs/cores per host, down/drained hosts,
+ *                  running jobs and their traffic, a per-link utilisation
+ *                  overlay (telemetry). A version number changes on every
+ *                  update so scorers can cache per state (GNN embeddings).
+ *   place_engine   config, scorers and all scratch memory: place_decide()
+ *                  allocates nothing.
+ *
+ * A decision builds up to K candidate host sets (best fit inside one group
+ * or leaf, fewest-groups covers, Slurm's topology/tree choice, Slurm's
+ * consecutive best fit), scores them with the policy's scorer and returns the
+ * best, together with the baseline policy's choice for shadow mode and a
+ * decision record (place_record.h).
+ *
+ * Hosts are identified by their index 0..nhosts-1 in the cluster.
+ * Nothing here knows Slurm: the plugin translates node_map <-> host indices.
+ */
+#ifndef PLACE_H
+#define PLACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topo_error.h"
+#include "topo_graph.h"
+
+typedef enum place_comm_class {
+	PLACE_COMM_NONE = 0,
+	PLACE_COMM_LIGHT,
+	PLACE_COMM_HEAVY
+} place_comm_class;
+
+typedef enum place_pattern {
+	PLACE_PATTERN_RING = 0, /* ring all-reduce (data parallel) */
+	PLACE_PATTERN_ALLTOALL,
+	PLACE_PATTERN_PIPELINE /* neighbour exchange along the host order */
+} place_pattern;
+
+typedef struct place_comm {
+	place_comm_class cls;
+	place_pattern pattern;
+	double bytes_per_iter;     /* bytes each host exchanges per iteration */
+	double compute_s_per_iter; /* compute time per iteration, seconds */
+} place_comm;
+
+typedef enum place_policy {
+	PLACE_POLICY_LINEAR = 0, /* Slurm's consecutive best fit over node order */
+	PLACE_POLICY_TREE,       /* Slurm's topology/tree: fewest leaf switches, best fit */
+	PLACE_POLICY_MODEL,      /* analytic flow-level model + fragmentation cost */
+	PLACE_POLICY_GNN,        /* the GNN scorer */
+	PLACE_POLICY_RANDOM,     /* uniformly random feasible hosts (seeded) */
+	PLACE_POLICY_COUNT
+} place_policy;
+
+const char *place_policy_name(place_policy p);
+int place_policy_parse(const char *s); /* -1 if unknown */
+const char *place_comm_class_name(place_comm_class c);
+int place_comm_class_parse(const char *s);
+
+/* ---- cluster ------------------------------------------------------------- */
+
+typedef struct place_cluster place_cluster;
+
+/* Build from an analysed graph (groups and switch levels known). Hosts are
+ * ordered by group, then name: this is also the node ranking handed to
+ * Slurm. Hosts without a group form a trailing pseudo-group. */
+place_cluster *place_cluster_new(const topo_graph *g, topo_error *err);
+void place_cluster_free(place_cluster *c);
+
+int place_cluster_nhosts(const place_cluster *c);
+int place_cluster_ngroups(const place_cluster *c);
+int place_cluster_nleaves(const place_cluster *c);
+const char *place_cluster_host_name(const place_cluster *c, int host);
+int place_cluster_find_host(const place_cluster *c, const char *name); /* -1 if absent */
+int place_cluster_host_group(const place_cluster *c, int host);
+const char *place_cluster_group_name(const place_cluster *c, int group);
+/* Hops between two hosts (cables on the shortest path, min over rails). */
+int place_cluster_hops(const place_cluster *c, int a, int b);
+/* The graph it was built from. */
+const topo_graph *place_cluster_graph(const place_cluster *c);
+
+/* ---- state --------------------------------------------------------------- */
+
+#define PLACE_HOST_DOWN 0x1u
+#define PLACE_HOST_DRAIN 0x2u
+
+typedef struct place_state place_state;
+
+place_state *place_state_new(const place_cluster *c);
+void place_state_free(place_state *s);
+/* Capacity and availability of one host. A host is usable by a request when
+ * not down/drained and it has the GPUs and cores the request asks for (an
+ * exclusive request needs it entirely free). */
+void place_state_set_host(place_state *s, int host, int total_gpus, int free_gpus,
+			  int total_cores, int free_cores, unsigned flags);
+/* A running job: its hosts are taken (exclusively, or the given GPUs/cores
+ * per host) and, if it communicates, its traffic loads the fabric. */
+int place_state_add_job(place_state *s, uint32_t job_id, const int *hosts, int nhosts,
+			int gpus_per_host, int cores_per_host, const place_comm *comm);
+int place_state_remove_job(place_state *s, uint32_t job_id);
+/* Telemetry overlay: utilisation 0..1 of the up-links of a leaf switch
+ * (by graph vertex name); unknown names are ignored and counted. */
+int place_state_set_leaf_uplink_util(place_state *s, const char *leaf, double util);
+uint64_t place_state_version(const place_state *s);
+
+/* ---- requests and decisions ---------------------------------------------- */
+
+typedef struct place_request {
+	uint32_t job_id;
+	int min_hosts, max_hosts; /* max_hosts 0 = min_hosts */
+	int gpus_per_host;
+	int cores_per_host;
+	int exclusive;
+	const int *required; /* hosts that must be included (-w) */
+	int nrequired;
+	const int *excluded; /* hosts that must not be used (--exclude) */
+	int nexcluded;
+	const uint8_t *allowed; /* optional: nhosts flags, 0 = not offered (Slurm node_map) */
+	int max_groups;         /* 0: no limit (Slurm --switches) */
+	place_comm comm;
+} place_request;
+
+#define PLACE_MAX_ALTERNATIVES 8
+
+typedef struct place_choice {
+	int *hosts; /* owned by the decision; nhosts entries in ascending index */
+	int nhosts;
+	int groups;   /* groups spanned */
+	int leaves;   /* distinct leaf switches used (over all rails) */
+	int diameter; /* max hop distance between two chosen hosts */
+	double cost;  /* the scorer's predicted cost, lower is better */
+	double comm_time_s; /* analytic estimate of one iteration's collective time */
+	double frag_cost;   /* fragmentation part of the cost */
+	const char *kind;   /* candidate kind: "group-best-fit", "tree", "linear", ... */
+} place_choice;
+
+typedef struct place_decision {
+	int ok;             /* 0: nothing feasible; reason says why */
+	char reason[256];
+	place_policy policy;
+	place_choice chosen;
+	place_policy baseline_policy;
+	place_choice baseline;
+	int nalternatives;  /* best other candidates, by cost */
+	place_choice alternatives[PLACE_MAX_ALTERNATIVES];
+	int ncandidates;
+	double latency_us;
+} place_decision;
+
+/* ---- engine --------------------------------------------------------------- */
+
+typedef struct place_config {
+	int candidates;           /* K, default 32 */
+	double frag_weight;       /* weight of fragmentation cost vs comm time, default 1 */
+	unsigned seed;            /* for the random policy */
+	const char *model_path;   /* GNN model file for the gnn policy; NULL: none */
+} place_config;
+
+void place_config_init(place_config *cfg);
+
+typedef struct place_engine place_engine;
+
+/* Preallocates every buffer for the cluster's size. */
+place_engine *place_engine_new(const place_cluster *c, const place_config *cfg, topo_error *err);
+void place_engine_free(place_engine *e);
+
+/* Decide where a request goes under `policy`, and what `baseline` would have
+ * chosen (shadow mode; pass the same policy to skip). Fills `out` (whose host
+ * arrays belong to the engine and stay valid until the next call). Returns 0
+ * when a placement was found, -1 when the request cannot be met now
+ * (out->reason says why, e.g. "needs 8 hosts with 4 free GPUs; 5 are"). */
+int place_decide(place_engine *e, const place_state *s, const place_request *r,
+		 place_policy policy, place_policy baseline, place_decision *out);
+
+#endif
