@@ -231,11 +231,22 @@ start_ctld() {
     log "slurmctld up (pid $(ctld_pid))"
 }
 
+# auth/slurm clients get their tokens from the daemons' fixed UNIX sockets
+# (/run/slurm/sack.socket, /run/slurmctld/sack.socket), and each daemon replaces
+# the socket at start: two clusters on one machine break each other's auth.
+check_no_other_cluster() {
+    local others
+    others=$(pgrep -a -x 'slurmctld|slurmd|slurmdbd|sackd' || true)
+    [[ -z "$others" ]] || die "other Slurm daemons run on this machine; only one cluster at a time" \
+        "can (auth/slurm shares /run/slurm*/sack.socket). Stop them first:"$'\n'"$others"
+}
+
 cmd_start() {
     if [[ -n "$(all_pids)" ]]; then
         log "cluster in $run_dir is running: stopping it first"
         cmd_stop
     fi
+    check_no_other_cluster
     check_ports_free
     write_config
     start_ctld -i
