@@ -28,7 +28,9 @@
 #     statically ("lid N" in ibnetdiscover's port-line format).
 #   - Limits: 2048 nodes, 256 switches by default (-N/-S/-P raise them).
 #   - libumad2sim.so is LD_PRELOADed by ibsim-run; an ASan build needs
-#     ASAN_OPTIONS=verify_asan_link_order=0 for that (set below).
+#     ASAN_OPTIONS=verify_asan_link_order=0 for that, and a suppression
+#     (interceptor_via_lib:libumad2sim.so) because umad2sim's read() memcpy
+#     reads 32 bytes past its own 288-byte buffer (set below).
 #   - No /dev/infiniband, kernel module or root access is needed as such
 #     (umad2sim fakes them); only tested as root here.
 set -u
@@ -61,7 +63,10 @@ trap 'exit 1' INT TERM HUP
 
 IBSIM_SOCKNAME="topognn-$$-$(date +%s)"
 export IBSIM_SOCKNAME
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:detect_leaks=1"
+# libumad2sim.so's read() copies past its own buffer (umad2sim bug, not
+# ours): under ASan, suppress reports from interceptors it calls.
+printf 'interceptor_via_lib:libumad2sim.so\n' >"$tmp/asan.supp"
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0:suppressions=$tmp/asan.supp"
 export ASAN_OPTIONS
 
 pass() { echo "PASS: $1"; passed=$((passed + 1)); }
@@ -113,7 +118,10 @@ cat "$tmp/compare.out"
 grep -v "attached as client" "$tmp/compare.err" | sed 's/^/# stderr: /' | head -20
 passed=$((passed + $(grep -c '^PASS:' "$tmp/compare.out")))
 failed=$((failed + $(grep -c '^FAIL:' "$tmp/compare.out")))
-if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+if [ "$rc" -ne 0 ]; then
 	fail "ibsim_discover compare exited with status $rc"
+fi
+if [ "$(grep -c '^PASS:' "$tmp/compare.out")" -ne 6 ]; then
+	fail "ibsim_discover compare ran all 6 checks"
 fi
 finish
