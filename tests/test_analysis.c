@@ -12,6 +12,7 @@
 
 #include "topo_analysis.h"
 #include "topo_graph.h"
+#include "topo_ibnetdiscover.h"
 
 /* ---- building blocks for hand-made fabrics ---- */
 
@@ -437,6 +438,129 @@ static void test_no_fabric(void **state)
 	topo_graph_free(g);
 }
 
+/* ---- the real DGX H100 SuperPOD fabric ---- */
+
+#define SUPERPOD FIXTURES_DIR "/fabrics/dgx-h100-superpod.ibnetdiscover"
+
+static topo_graph *load_superpod(void)
+{
+	topo_graph *g = topo_graph_new();
+	topo_error err;
+
+	assert_non_null(g);
+	if (topo_load_ibnetdiscover(g, SUPERPOD, NULL, &err) < 0)
+		fail_msg("loading %s: %s", SUPERPOD, err.text);
+	return g;
+}
+
+static const topo_leaf_oversub *find_leaf(const topo_analysis *a, int leaf)
+{
+	for (int i = 0; i < a->nleaves; i++)
+		if (a->leaves[i].leaf == leaf)
+			return &a->leaves[i];
+	return NULL;
+}
+
+static void test_superpod_analysis(void **state)
+{
+	topo_graph *g = load_superpod();
+	size_t before = topo_graph_nanomalies(g);
+	int l44 = topo_graph_find(g, TOPO_V_SWITCH, "A09-P1-IBLEAF-04-04");
+	int l21 = topo_graph_find(g, TOPO_V_SWITCH, "A09-P1-IBLEAF-02-01");
+	const topo_leaf_oversub *o;
+	topo_analysis a;
+
+	(void)state;
+	assert_true(l44 >= 0 && l21 >= 0);
+	assert_int_equal(topo_analyze_summary(g, &a, NULL), 0);
+	assert_int_equal(a.components, 1);
+	assert_int_equal(a.main_component_hosts, 119);
+	assert_int_equal(a.disconnected_hosts, 0);
+	assert_int_equal(a.level_mismatches, 0);
+	assert_int_equal(a.unknown_level_switches, 0);
+	assert_int_equal(topo_graph_nanomalies(g), before); /* a healthy fabric: nothing new */
+	assert_int_equal(a.nleaves, 31);
+	/* leaf 04-04: hosts c01..c17 on ports 1-17, spines on ports 35-50, all 4xNDR */
+	o = find_leaf(&a, l44);
+	assert_non_null(o);
+	assert_true(o->down_gbps == 17 * 400.0);
+	assert_true(o->up_gbps == 16 * 400.0);
+	assert_true(o->ratio == 17.0 / 16.0);
+	assert_string_equal(topo_graph_get_attr(g, l44, "down_gbps"), "6800");
+	assert_string_equal(topo_graph_get_attr(g, l44, "up_gbps"), "6400");
+	assert_string_equal(topo_graph_get_attr(g, l44, "oversubscription"), "1.0625");
+	/* the least loaded leaf: 10 hosts, 18 up-links */
+	o = find_leaf(&a, l21);
+	assert_true(o->down_gbps == 4000.0 && o->up_gbps == 7200.0);
+	assert_true(a.min_oversub == 4000.0 / 7200.0);
+	assert_true(a.max_oversub == 7200.0 / 6000.0);
+	assert_null(topo_graph_get_attr(g, topo_graph_find(g, TOPO_V_SWITCH, "A10-P1-IBSPINE-01"),
+					"oversubscription"));
+	topo_analysis_free(&a);
+	topo_graph_free(g);
+}
+
+/* The scalable unit (group) a host belongs to, from the membership edges. */
+static int host_group(const topo_graph *g, int h)
+{
+	int n;
+	const int *inc = topo_graph_incident(g, h, &n);
+
+	for (int i = 0; i < n; i++) {
+		const topo_edge *e = topo_graph_edge(g, inc[i]);
+
+		if (e->kind == TOPO_E_MEMBER && e->b == h &&
+		    topo_graph_vertex(g, e->a)->kind == TOPO_V_GROUP)
+			return e->a;
+	}
+	return -1;
+}
+
+static void test_superpod_hops(void **state)
+{
+	topo_graph *g = load_superpod();
+	topo_fabric_index *t = topo_fabric_index_new(g, NULL);
+	topo_fabric_index *b = topo_fabric_index_new_capped(g, 0, NULL);
+	int su1a = host(g, "a05-p1-dgx-01-c01"), su1b = host(g, "a05-p1-dgx-01-c18");
+	int su8 = host(g, "b08-p1-dgx-08-c18"), su4 = host(g, "a08-p1-dgx-04-c17");
+	int hist[8] = { 0 };
+	size_t nv = topo_graph_nvertices(g);
+
+	(void)state;
+	assert_non_null(t);
+	assert_non_null(b);
+	assert_int_equal(topo_fabric_index_nleaves(t), 31);
+	assert_int_equal(topo_fabric_index_has_table(t), 1);
+	/* same SU: the rail leaves are shared; different SU: up to a spine and down */
+	assert_int_equal(topo_host_hops(t, su1a, su1b), 2);
+	assert_int_equal(topo_host_hops(b, su1a, su1b), 2);
+	assert_int_equal(topo_host_hops(t, su1a, su8), 4);
+	assert_int_equal(topo_host_hops(b, su1a, su8), 4);
+	assert_int_equal(topo_host_hops(t, su4, su8), 4);
+	/* every pair: table and BFS agree, and 2 hops exactly when in one SU */
+	for (size_t x = 0; x < nv; x++)
+		for (size_t y = 0; y < nv; y++) {
+			int d;
+
+			if (topo_graph_vertex(g, (int)x)->kind != TOPO_V_HOST ||
+			    topo_graph_vertex(g, (int)y)->kind != TOPO_V_HOST)
+				continue;
+			d = topo_host_hops(t, (int)x, (int)y);
+			assert_int_equal(topo_host_hops(b, (int)x, (int)y), d);
+			assert_true(d >= 0 && d < 8);
+			hist[d]++;
+			if (x != y)
+				assert_int_equal(d == 2, host_group(g, (int)x) == host_group(g, (int)y));
+		}
+	assert_int_equal(hist[0], 119);
+	assert_int_equal(hist[2], 1716);
+	assert_int_equal(hist[4], 12326);
+	assert_int_equal(hist[0] + hist[2] + hist[4], 119 * 119);
+	topo_fabric_index_free(t);
+	topo_fabric_index_free(b);
+	topo_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -450,6 +574,8 @@ int main(void)
 		cmocka_unit_test(test_level_mismatch),
 		cmocka_unit_test(test_disconnected_host),
 		cmocka_unit_test(test_no_fabric),
+		cmocka_unit_test(test_superpod_analysis),
+		cmocka_unit_test(test_superpod_hops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
