@@ -15,6 +15,12 @@
  * follow; a spine's ports are filled in the order its up-links arrive.
  * Up-link u of leaf L (L = g * rails + r) goes to spine (L * up + u) % spines.
  *
+ * When one spine would need more than 255 ports (e.g. 16k hosts x 8 rails)
+ * and `spines` was left at 0, a third level is added, as in a k-ary fat tree:
+ * leaves form pods of 32; pod p has `up` spines "POD<p>-SPINE-<u>", leaf
+ * up-link u going to its pod's spine u; spine u of every pod has 32 up-links
+ * to the cores "CORE-<u*32+j>", one port per pod.
+ *
  * Everything is O(hosts x rails): no pairwise work, one pass per cable.
  */
 #include "topo_fattree.h"
@@ -36,10 +42,15 @@
 /* Deterministic GUID bases (the OUIs of real NVIDIA/Mellanox parts). */
 #define LEAF_GUID_BASE 0xfc6a1c0300000000ull
 #define SPINE_GUID_BASE 0xfc6a1c0310000000ull
+#define CORE_GUID_BASE 0xfc6a1c0320000000ull
 #define CA_GUID_BASE 0x946dae0300000000ull
 
 /* Switch radix of a QM9700; larger when the spec needs more ports. */
 #define SWITCH_MIN_PORTS 64
+/* Most ports an InfiniBand switch (and the builder) allows. */
+#define SWITCH_MAX_PORTS 255
+/* Leaves per pod when a core level is needed (half a radix down, half up). */
+#define POD_LEAVES (SWITCH_MIN_PORTS / 2)
 /* The unicast LID space ends here; beyond it the generator leaves LIDs at 0. */
 #define MAX_UNICAST_LID 0xbfff
 /* Hard limits that keep every count well inside an int. */
@@ -292,12 +303,17 @@ typedef struct gen {
 	int leaf_ports; /* nports of a leaf */
 	int *spine_next;    /* next free port per spine */
 	int spine_ports;    /* nports of every spine */
+	int three_level;    /* pods of POD_LEAVES leaves under a core level */
+	int npods;
+	int ncores;
+	int core_ports;
 	int lids;           /* assign LIDs? */
 	topo_error *err;
 } gen;
 
 static uint64_t leaf_guid(int l) { return LEAF_GUID_BASE + (uint64_t)l + 1; }
 static uint64_t spine_guid(int s) { return SPINE_GUID_BASE + (uint64_t)s + 1; }
+static uint64_t core_guid(int c) { return CORE_GUID_BASE + (uint64_t)c + 1; }
 /* CA node GUID; its port p has GUID node + p, as ibsim lays them out. */
 static uint64_t ca_guid(const gen *g, long host, int rail)
 {
@@ -307,9 +323,11 @@ static uint64_t ca_guid(const gen *g, long host, int rail)
 /* LIDs: switches 1..nswitches (leaves, then spines), then CA ports. */
 static int leaf_lid(const gen *g, int l) { return g->lids ? 1 + l : 0; }
 static int spine_lid(const gen *g, int s) { return g->lids ? 1 + g->nleaves + s : 0; }
+static int core_lid(const gen *g, int c) { return g->lids ? 1 + g->nleaves + g->nspines + c : 0; }
 static int ca_lid(const gen *g, long host, int rail)
 {
-	return g->lids ? (int)(1 + g->nleaves + g->nspines + host * g->s->rails + rail) : 0;
+	return g->lids ? (int)(1 + g->nleaves + g->nspines + g->ncores + host * g->s->rails + rail)
+		       : 0;
 }
 
 static int add_switch(gen *g, uint64_t guid, int nports, int lid, const char *name)
@@ -337,8 +355,16 @@ static int add_nodes(gen *g)
 			return -1;
 	}
 	for (int sp = 0; sp < g->nspines; sp++) {
-		snprintf(name, sizeof(name), "SPINE-%02d", sp + 1);
+		if (g->three_level)
+			snprintf(name, sizeof(name), "POD%d-SPINE-%02d", sp / g->up + 1, sp % g->up + 1);
+		else
+			snprintf(name, sizeof(name), "SPINE-%02d", sp + 1);
 		if (add_switch(g, spine_guid(sp), g->spine_ports, spine_lid(g, sp), name) < 0)
+			return -1;
+	}
+	for (int c = 0; c < g->ncores; c++) {
+		snprintf(name, sizeof(name), "CORE-%04d", c + 1);
+		if (add_switch(g, core_guid(c), g->core_ports, core_lid(g, c), name) < 0)
 			return -1;
 	}
 	for (long h = 0; h < (long)s->groups * s->hosts_per_group; h++) {
@@ -390,8 +416,20 @@ static int add_cables(gen *g)
 		for (int u = 0; u < g->up; u++) {
 			int sp = (int)(((long long)l * g->up + u) % g->nspines);
 
+			if (g->three_level)
+				sp = (l / POD_LEAVES) * g->up + u;
 			if (add_cable(g, leaf_guid(l), s->hosts_per_group + 1 + u, 0, 0, spine_guid(sp),
 				      g->spine_next[sp]++) < 0)
+				return -1;
+		}
+	}
+	/* pod spine (p, u), up-link j -> core u * POD_LEAVES + j, port p + 1 */
+	for (int sp = 0; g->three_level && sp < g->nspines; sp++) {
+		for (int j = 0; j < POD_LEAVES; j++) {
+			int c = (sp % g->up) * POD_LEAVES + j;
+
+			if (add_cable(g, spine_guid(sp), POD_LEAVES + 1 + j, 0, 0, core_guid(c),
+				      sp / g->up + 1) < 0)
 				return -1;
 		}
 	}
@@ -450,12 +488,23 @@ int topo_fattree_build(topo_graph *graph, const topo_fattree_spec *spec, topo_er
 	if (g.leaf_ports < SWITCH_MIN_PORTS)
 		g.leaf_ports = SWITCH_MIN_PORTS;
 	per_spine = ((long long)g.nleaves * g.up + g.nspines - 1) / g.nspines;
-	if (per_spine > INT_MAX / 2) {
-		topo_error_set(err, SRC, 0, "fabric too large: %lld ports per spine", per_spine);
+	if (per_spine > SWITCH_MAX_PORTS && spec->spines == 0 && g.up <= POD_LEAVES) {
+		g.three_level = 1;
+		g.npods = (g.nleaves + POD_LEAVES - 1) / POD_LEAVES;
+		g.nspines = g.npods * g.up;
+		g.ncores = g.up * POD_LEAVES;
+		g.core_ports = g.npods < SWITCH_MIN_PORTS ? SWITCH_MIN_PORTS : g.npods;
+		per_spine = 2 * POD_LEAVES;
+	}
+	if (per_spine > SWITCH_MAX_PORTS || g.core_ports > SWITCH_MAX_PORTS) {
+		topo_error_set(err, SRC, 0,
+			       "fabric too large: a %s would need %lld ports (at most %d)",
+			       g.three_level ? "core" : "spine",
+			       g.three_level ? (long long)g.core_ports : per_spine, SWITCH_MAX_PORTS);
 		return -1;
 	}
 	g.spine_ports = per_spine < SWITCH_MIN_PORTS ? SWITCH_MIN_PORTS : (int)per_spine;
-	nswitch_ca = (long long)g.nleaves + g.nspines +
+	nswitch_ca = (long long)g.nleaves + g.nspines + g.ncores +
 		     (long long)spec->groups * spec->hosts_per_group * spec->rails;
 	g.lids = nswitch_ca <= MAX_UNICAST_LID;
 

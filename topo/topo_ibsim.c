@@ -5,8 +5,9 @@
  * and carries the real node description after '#', which ibsim reports as
  * the NodeDescription. Before each node a "switchguid=" / "caguid=" line
  * pins its GUID (ibsim otherwise numbers nodes itself). Every cable is
- * written from both ends, as ibsim requires, with "w=" / "s=" options
- * (enabled width and speed bit masks) and, on CA ports, "lid N".
+ * written from both ends, as ibsim requires, in ibnetdiscover's port-line
+ * format: ibsim reads the trailing "lid N 4xNDR" as the port's width and
+ * speed, and "# lid L" on a CA port as that port's LID.
  */
 #include "topo_ibsim.h"
 
@@ -31,7 +32,8 @@ typedef struct wport {
 	int rnode, rport; /* the far end */
 	int width;
 	const char *speed;
-	int lid;          /* CA port LID */
+	int lid;          /* this end's LID (CA port; 0 on a switch port) */
+	int rlid;         /* the far end's LID (its port's, or its switch's) */
 } wport;
 
 typedef struct writer {
@@ -43,30 +45,6 @@ typedef struct writer {
 	size_t nports;
 	topo_error *err;
 } writer;
-
-static int ibsim_width(int width)
-{
-	switch (width) {
-	case 1: return 1;
-	case 4: return 2;
-	case 8: return 4;
-	case 12: return 8;
-	default: return 0;
-	}
-}
-
-static int ibsim_speed(const char *speed)
-{
-	if (!speed)
-		return 0;
-	if (strcmp(speed, "SDR") == 0)
-		return 1;
-	if (strcmp(speed, "DDR") == 0)
-		return 2;
-	if (strcmp(speed, "QDR") == 0)
-		return 4;
-	return 0;
-}
 
 /* HCA port number: the vertex's, or 1 when unknown. */
 static int hca_port(const topo_vertex *v)
@@ -272,9 +250,11 @@ static int collect_ports(writer *w)
 			return -1;
 		}
 		x = &w->ports[w->nports++];
-		*x = (wport){ na, pa, nb, pb, e->width, e->speed, va->kind == TOPO_V_HCA ? va->lid : 0 };
+		*x = (wport){ na, pa, nb, pb, e->width, e->speed, va->kind == TOPO_V_HCA ? va->lid : 0,
+			      vb->lid };
 		x = &w->ports[w->nports++];
-		*x = (wport){ nb, pb, na, pa, e->width, e->speed, vb->kind == TOPO_V_HCA ? vb->lid : 0 };
+		*x = (wport){ nb, pb, na, pa, e->width, e->speed, vb->kind == TOPO_V_HCA ? vb->lid : 0,
+			      va->lid };
 	}
 	qsort(w->ports, w->nports, sizeof(*w->ports), cmp_port);
 	for (size_t i = 0; i < w->nports; i++) {
@@ -303,9 +283,32 @@ static void node_id(const wnode *n, char *buf, size_t len)
 	snprintf(buf, len, "%c-%016" PRIx64, n->is_switch ? 'S' : 'H', n->guid);
 }
 
+/* One port line, in ibnetdiscover's format, which ibsim reads back: the
+ * "lid N 4xNDR" after the last quote sets the port's enabled width and speed
+ * (FDR to NDR included); on a CA port "# lid L" sets its own LID. */
+static void write_port(writer *w, FILE *out, const wnode *n, const wport *p)
+{
+	const wnode *r = &w->nodes[p->rnode];
+	char rid[32];
+	int width = p->width > 0 ? p->width : 4;
+	const char *speed = p->speed && *p->speed ? p->speed : "SDR";
+
+	node_id(r, rid, sizeof(rid));
+	if (n->is_switch) {
+		fprintf(out, "[%d]\t\"%s\"[%d]", p->port, rid, p->rport);
+		if (!r->is_switch)
+			fprintf(out, "(%" PRIx64 ")", r->guid + (uint64_t)p->rport);
+		fprintf(out, " \t\t# \"%s\" lid %d %dx%s\n", r->desc, p->rlid, width, speed);
+	} else {
+		fprintf(out, "[%d](%" PRIx64 ") \t\"%s\"[%d]\t\t# lid %d lmc 0 \"%s\" lid %d %dx%s\n",
+			p->port, n->guid + (uint64_t)p->port, rid, p->rport, p->lid, r->desc, p->rlid,
+			width, speed);
+	}
+}
+
 static void write_node(writer *w, FILE *out, const wnode *n, const wport *p, const wport *end)
 {
-	char id[32], rid[32];
+	char id[32];
 
 	node_id(n, id, sizeof(id));
 	if (n->is_switch) {
@@ -316,19 +319,8 @@ static void write_node(writer *w, FILE *out, const wnode *n, const wport *p, con
 		fprintf(out, "caguid=0x%" PRIx64 "\n", n->guid);
 		fprintf(out, "Ca\t%d \"%s\"\t\t# \"%s\"\n", n->nports > 0 ? n->nports : 1, id, n->desc);
 	}
-	for (; p < end; p++) {
-		int wd = ibsim_width(p->width), sp = ibsim_speed(p->speed);
-
-		node_id(&w->nodes[p->rnode], rid, sizeof(rid));
-		fprintf(out, "[%d]\t\"%s\"[%d]", p->port, rid, p->rport);
-		if (wd)
-			fprintf(out, "\tw=%d", wd);
-		if (sp)
-			fprintf(out, "\ts=%d", sp);
-		if (!n->is_switch)
-			fprintf(out, "\t# lid %d lmc 0", p->lid);
-		fputc('\n', out);
-	}
+	for (; p < end; p++)
+		write_port(w, out, n, p);
 	fputc('\n', out);
 }
 
@@ -341,7 +333,7 @@ static void write_all(writer *w, FILE *out)
 		nsw += w->nodes[i].is_switch;
 	fprintf(out, "# ibsim netlist written by topognn: %d switches, %d CAs, %zu cables.\n"
 		     "# Start with: ibsim -s -N %d -S %d -P %zu FILE\n"
-		     "# (ibsim simulates speeds up to QDR; faster links come up as SDR.)\n\n",
+		     "# Port lines follow ibnetdiscover's format; ibsim takes width and speed from them.\n\n",
 		nsw, w->nnodes - nsw, w->nports / 2, w->nnodes + 16, nsw + 16,
 		(size_t)w->nnodes * 2 + w->nports + 1024);
 	for (int i = 0; i < w->nnodes; i++) {

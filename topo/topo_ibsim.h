@@ -10,8 +10,8 @@
  *
  * What is kept: node types, GUIDs (switch node GUIDs; CA node GUID = port GUID
  * minus port number), node descriptions (so the fabric builder finds the same
- * hosts and switch names), LIDs, port numbers, link widths, and speeds up to
- * QDR. ibsim cannot simulate FDR and faster; such links come up as SDR.
+ * hosts and switch names), LIDs, port numbers, link widths and speeds (SDR to
+ * NDR; ibsim does not know XDR).
  */
 #ifndef TOPO_IBSIM_H
 #define TOPO_IBSIM_H
