@@ -62,7 +62,9 @@ typedef struct topo_analysis {
 /* Analyse the fabric of g (see the file comment):
  *  - every leaf switch gets the attributes "down_gbps", "up_gbps" and (when it
  *    has an up-link) "oversubscription", printed with "%g" (e.g. "12800",
- *    "6400", "2"). Leaves are the switches at TOPO_LEVEL_LEAF; when no switch
+ *    "6400", "2"). Down counts the HCAs in the graph, so CAs the fabric
+ *    builder did not turn into HCAs (unnamed, SHARP) are not counted.
+ *    Leaves are the switches at TOPO_LEVEL_LEAF; when no switch
  *    has a known level, the switches cabled to an HCA. Leaf-to-leaf cables
  *    count neither up nor down;
  *  - a switch cabled to an HCA but at a known level other than leaf is
@@ -99,8 +101,9 @@ void topo_fabric_index_free(topo_fabric_index *ix);
 /* Number of cables on the shortest fabric path between hosts host_a and
  * host_b (graph vertex ids of TOPO_V_HOST vertices), minimised over the
  * leaves of all their HCAs: 0 for the same host, 2 for two hosts under one
- * leaf, 4 for two hosts whose leaves share a spine. -1 when no path exists or
- * an id is not a host with a cabled HCA. Allocates nothing; not thread-safe
+ * leaf, 4 for two hosts whose leaves share a spine. -1 when no path exists,
+ * when either id is not a host, or when a (different) host has no cabled HCA.
+ * Direct HCA-to-HCA cables are not paths. Allocates nothing; not thread-safe
  * (BFS scratch lives in the index): use one index per thread. */
 int topo_host_hops(const topo_fabric_index *ix, int host_a, int host_b);
 
