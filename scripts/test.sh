@@ -106,10 +106,13 @@ if [[ -z ${TOPOGNN_QUICK:-} ]]; then
 	fi
 fi
 
-for t in tests/integration/*.sh; do
-	[[ -x $t ]] || continue
-	integration "integration: $(basename "$t" .sh)" "$t" "$top/_build/default"
-done
+# Real Slurm 24.11 (built from Debian's source package into .local/slurm) and
+# a one-machine cluster of 32 slurmd started and stopped by each test.
+if step "Slurm 24.11 build" scripts/build-slurm.sh; then
+	for t in tests/slurm/test_*.sh; do
+		integration "slurm: $(basename "$t" .sh)" "$t"
+	done
+fi
 
 if [[ -z ${TOPOGNN_QUICK:-} ]]; then
 	if compgen -G "fuzz/fuzz_*.c" >/dev/null; then
