@@ -57,6 +57,12 @@ static int line_of(const char *data, const char *at)
 	return line;
 }
 
+/* Line of the last character (a final newline ends the last line, it does not start one). */
+static int last_line(const char *data, const char *end)
+{
+	return line_of(data, end - (end > data && end[-1] == '\n'));
+}
+
 static const char *find_str(const char *p, const char *end, const char *s)
 {
 	size_t n = strlen(s);
@@ -305,7 +311,7 @@ static int check_outline(const char *data, size_t len, const char *source, topo_
 	while ((r = next_tag(p, end, &t)) == 1 && t.special)
 		p = t.end;
 	if (r != 1) {
-		topo_error_set(err, source, line_of(data, r < 0 ? t.start : end),
+		topo_error_set(err, source, r < 0 ? line_of(data, t.start) : last_line(data, end),
 			       "the XML ends before its root element: the file looks truncated");
 		return -1;
 	}
@@ -338,7 +344,7 @@ static int check_outline(const char *data, size_t len, const char *source, topo_
 		return -1;
 	}
 	if (!closed) {
-		topo_error_set(err, source, line_of(data, end),
+		topo_error_set(err, source, last_line(data, end),
 			       "the XML ends without </topology>: the file looks truncated");
 		return -1;
 	}
