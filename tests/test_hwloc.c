@@ -623,11 +623,25 @@ static void test_error_wrong_xml(void **state)
 		"<?xml version=\"1.0\"?>\n<!-- a picture -->\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\"><rect width=\"1\"/></svg>\n";
 	static const char v4[] = "<?xml version=\"1.0\"?>\n<topology version=\"4.0\">\n</topology>\n";
+	static const char no_complete[] =
+		"<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\">\n"
+		"<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\"/>\n</object>\n</topology>\n";
+	static const char unclosed[] =
+		"<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\">\n"
+		"<object type=\"PU\" cpuset=\"0x1\" complete_cpuset=\"0x1\" <?xml v?>\n</object>\n</topology>\n";
+	static const char crossed[] =
+		"<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\">\n"
+		"<info name=\"a\" value=\"b\">\n</object>\n</info>\n</topology>\n";
 	static const char bogus[] =
 		"<topology version=\"2.0\">\n<object type=\"Bogus\" os_index=\"0\"/>\n</topology>\n";
 
 	expect_error(svg, strlen(svg), 3, "the root element is <svg>, not <topology>");
 	expect_error(v4, strlen(v4), 2, "format version \"4.0\" is not one this loader reads");
+	/* hwloc 2.9 itself would crash on this one (found by fuzz_hwloc_xml) */
+	expect_error(no_complete, strlen(no_complete), 3, "has a cpuset but no complete_cpuset");
+	/* tags we and hwloc might read differently are refused (fuzz findings) */
+	expect_error(unclosed, strlen(unclosed), 3, "a malformed tag <object...>");
+	expect_error(crossed, strlen(crossed), 4, "</object> does not close the element that is open");
 	/* well-formed outline, but hwloc refuses the content */
 	expect_error(bogus, strlen(bogus), 0, "hwloc rejected the XML");
 }

@@ -284,6 +284,117 @@ static void excerpt(const char *p, const char *end, char *buf, size_t len)
 	buf[n] = '\0';
 }
 
+/* Strict element tag syntax: name, then name="value" pairs (no '<' in a
+ * value), then an optional '/'. Whatever passes is read the same way by us
+ * and by hwloc's XML parser. Returns 1 when well formed. */
+static int tag_well_formed(const xml_tag *t)
+{
+	const char *p = t->name + t->namelen, *end = t->end - 1 - t->selfclosing;
+
+	if (t->namelen == 0)
+		return 0;
+	if (t->closing) {
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		return p == end && !t->selfclosing;
+	}
+	while (p < end) {
+		const char *name;
+		char quote;
+
+		if (!isspace((unsigned char)*p))
+			return 0;
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		if (p == end)
+			break;
+		name = p;
+		while (p < end && (isalnum((unsigned char)*p) || strchr("_-.:", *p)))
+			p++;
+		if (p == name)
+			return 0;
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		if (p >= end || *p++ != '=')
+			return 0;
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		if (p >= end || (*p != '"' && *p != '\''))
+			return 0;
+		quote = *p++;
+		while (p < end && *p != quote && *p != '<')
+			p++;
+		if (p >= end || *p != quote)
+			return 0;
+		p++;
+	}
+	return 1;
+}
+
+#define MAX_NESTING 256
+
+/* Every element tag well formed and every closing tag closing the element
+ * that is open; returns 0 or -1 with err filled. */
+static int check_nesting(const char *data, const char *p, const char *end, const char *source,
+			 topo_error *err)
+{
+	const char *name[MAX_NESTING];
+	size_t len[MAX_NESTING];
+	int depth = 0;
+	xml_tag t;
+
+	while (next_tag(p, end, &t) == 1) {
+		p = t.end;
+		if (t.special)
+			continue;
+		if (!tag_well_formed(&t)) {
+			topo_error_set(err, source, line_of(data, t.start),
+				       "a malformed tag <%.*s...>", (int)(t.namelen < 24 ? t.namelen : 24),
+				       t.name);
+			return -1;
+		}
+		if (t.closing) {
+			if (depth == 0 || len[depth - 1] != t.namelen ||
+			    memcmp(name[depth - 1], t.name, t.namelen) != 0) {
+				topo_error_set(err, source, line_of(data, t.start),
+					       "</%.*s> does not close the element that is open",
+					       (int)(t.namelen < 24 ? t.namelen : 24), t.name);
+				return -1;
+			}
+			depth--;
+		} else if (!t.selfclosing) {
+			if (depth == MAX_NESTING) {
+				topo_error_set(err, source, line_of(data, t.start),
+					       "elements nest deeper than %d levels", MAX_NESTING);
+				return -1;
+			}
+			name[depth] = t.name;
+			len[depth++] = t.namelen;
+		}
+	}
+	return 0;
+}
+
+/* hwloc 2.9 dereferences the complete cpuset/nodeset of every object that
+ * has a cpuset/nodeset (ordering children, inserting objects) without
+ * checking it was given: refuse such an object here, as hwloc never writes one. */
+static int check_sets(const xml_tag *t, const char *data, const char *source, topo_error *err)
+{
+	static const char *const sets[][2] = { { "cpuset", "complete_cpuset" },
+						{ "nodeset", "complete_nodeset" } };
+	const char *val;
+	size_t vlen;
+
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		if (tag_attr(t, sets[i][0], &val, &vlen) && !tag_attr(t, sets[i][1], &val, &vlen)) {
+			topo_error_set(err, source, line_of(data, t->start),
+				       "an <object> has a %s but no %s", sets[i][0], sets[i][1]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Outline check: returns the format's major version (1 when the root has no
  * version attribute) or -1 with err filled. */
 static int check_outline(const char *data, size_t len, const char *source, topo_error *err)
@@ -336,6 +447,8 @@ static int check_outline(const char *data, size_t len, const char *source, topo_
 	while ((r = next_tag(p, end, &t)) == 1) {
 		if (tag_is(&t, "topology") && t.closing)
 			closed = 1;
+		if (tag_is(&t, "object") && !t.closing && check_sets(&t, data, source, err) < 0)
+			return -1;
 		p = t.end;
 	}
 	if (r < 0) {
@@ -348,6 +461,8 @@ static int check_outline(const char *data, size_t len, const char *source, topo_
 			       "the XML ends without </topology>: the file looks truncated");
 		return -1;
 	}
+	if (check_nesting(data, data, end, source, err) < 0)
+		return -1;
 	return major;
 }
 
