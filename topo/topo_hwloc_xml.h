@@ -20,6 +20,12 @@
  *   - <pci_locality> elements (new in 3.0) are dropped: the PCI tree itself
  *     is still under the right package.
  * Formats 1.x and 2.x pass through unchanged (hwloc imports them itself).
+ *
+ * The checks are strict on purpose: hwloc 2.9's importer trusts its input
+ * and crashes on, e.g., an object with a cpuset but no complete_cpuset, or a
+ * tag its parser reads differently from ours (fuzz_hwloc_xml found both). So
+ * every element tag must be well formed, every closing tag must close the
+ * open element, and objects must carry the complete sets hwloc always writes.
  */
 #ifndef TOPO_HWLOC_XML_H
 #define TOPO_HWLOC_XML_H
@@ -33,7 +39,8 @@
  * hwloc: a copy, downgraded from the 3.0 format when needed. `source` names
  * the input in error reports. Returns 0, or -1 with err filled: empty input,
  * not XML, a root element other than <topology>, a format newer than 3.x,
- * a missing </topology> (truncated file), or memory exhaustion. */
+ * a missing </topology> (truncated file), a malformed tag, crossed
+ * elements, an object without its complete sets, or memory exhaustion. */
 int topo_hwloc_xml_prepare(const char *data, size_t len, const char *source, char **out,
 			   size_t *outlen, topo_error *err);
 
