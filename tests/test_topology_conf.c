@@ -174,6 +174,10 @@ static void test_tree_errors(void **state)
 		     "LinkSpeed \"fast\" of switch s1 is not a whole number");
 	expect_error("SwitchName=s1 Nodes=\"n1\n", 1, "value of Nodes has no closing '\"'");
 	expect_error("SwitchName=s1 Nodes=\n", 1, "hostlist is empty");
+	expect_error("SwitchName=s1 Nodes=n1,a\"b\n", 1,
+		     "node name \"a\"b\" holds a character topology.conf cannot carry");
+	expect_error("SwitchName=s\\x Nodes=n1\n", 1,
+		     "SwitchName \"s\\x\" holds a character topology.conf cannot carry");
 	expect_error("# nothing\n\n", 0, "no SwitchName or BlockName line: the file defines no topology");
 }
 
@@ -455,6 +459,13 @@ static void test_write_errors(void **state)
 	assert_int_equal(topo_write_topology_conf(g, f, TOPO_CONF_TREE, "x", &err), -1);
 	assert_string_equal(err.text, "group leaf01 has the same name as a switch; topology.conf "
 				      "needs distinct names");
+	topo_graph_free(g);
+	/* a name the file cannot carry */
+	g = topo_graph_new();
+	topo_graph_add_edge(g, TOPO_E_FABRIC, topo_graph_add_vertex(g, TOPO_V_HOST, "h1"),
+			    topo_graph_add_vertex(g, TOPO_V_SWITCH, "bad name"));
+	assert_int_equal(topo_write_topology_conf(g, f, TOPO_CONF_TREE, "x", &err), -1);
+	assert_string_equal(err.text, "switch name \"bad name\" cannot be written in topology.conf");
 	topo_graph_free(g);
 	/* nothing to write */
 	g = topo_graph_new();

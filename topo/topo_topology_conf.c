@@ -141,6 +141,16 @@ static int scratch_add(conf_parser *p, topo_vkind kind, const char *name)
 	return id;
 }
 
+int topo_topology_conf_name_ok(const char *name)
+{
+	if (!name || !*name)
+		return 0;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p <= ' ' || *p == 0x7f || strchr(",[]\"#\\", *p))
+			return 0;
+	return 1;
+}
+
 /* SwitchName and BlockName hold one name, not a hostlist. */
 static int check_single_name(conf_parser *p, int line, const char *key, const char *name)
 {
@@ -148,6 +158,9 @@ static int check_single_name(conf_parser *p, int line, const char *key, const ch
 		return fail(p, line, "%s is empty", key);
 	if (strpbrk(name, ",[]"))
 		return fail(p, line, "%s \"%s\" must be a single name, not a hostlist", key, name);
+	if (!topo_topology_conf_name_ok(name))
+		return fail(p, line, "%s \"%s\" holds a character topology.conf cannot carry", key,
+			    name);
 	return 0;
 }
 
@@ -192,6 +205,11 @@ static int attach_nodes(conf_parser *p, int line, int container, const char *exp
 	for (size_t i = 0; i < hl.n; i++) {
 		int h = topo_graph_find(p->t, TOPO_V_HOST, hl.names[i]), e;
 
+		if (!topo_topology_conf_name_ok(hl.names[i])) {
+			fail(p, line, "node name \"%s\" holds a character topology.conf cannot carry",
+			     hl.names[i]);
+			goto out;
+		}
 		if (h < 0 && (h = scratch_add(p, TOPO_V_HOST, hl.names[i])) < 0) {
 			oom(p, line);
 			goto out;
@@ -714,24 +732,12 @@ static int lb_add(linebuf *b, char c)
 }
 
 /* Append one physical line (without its newline) minus its comment; returns
- * 1 when it ends in a continuation backslash, 0 when not, -1 on OOM. A "\#"
- * is a literal '#', as in Slurm's parser. */
+ * 1 when it ends in a continuation backslash, 0 when not, -1 on OOM. */
 static int append_physical(linebuf *b, const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (s[i] == '\\' && i + 1 < n && s[i + 1] == '#') {
-			if (lb_add(b, '#') < 0)
-				return -1;
-			i++;
-			continue;
-		}
-		if (s[i] == '#')
-			break;
+	for (size_t i = 0; i < n && s[i] != '#'; i++)
 		if (lb_add(b, s[i] == '\r' ? ' ' : s[i]) < 0)
 			return -1;
-	}
 	while (b->len && (b->s[b->len - 1] == ' ' || b->s[b->len - 1] == '\t'))
 		b->s[--b->len] = '\0';
 	if (b->len && b->s[b->len - 1] == '\\') {

@@ -52,6 +52,11 @@ typedef enum topo_conf_mode {
 	TOPO_CONF_BLOCK     /* BlockName lines, for topology/block */
 } topo_conf_mode;
 
+/* Whether `name` can stand in topology.conf as a node, switch or block name:
+ * not empty, and no blank, control character, ',', '[', ']', '"', '#' or
+ * '\' (hostlist syntax, quoting, comments and line continuation). */
+int topo_topology_conf_name_ok(const char *name);
+
 /* Largest topology.conf we read, in bytes. */
 #define TOPO_TOPOLOGY_CONF_MAX_BYTES (64u << 20)
 

@@ -353,6 +353,16 @@ static int sort_ids(wctx *w, int *ids, size_t n, int by_key)
 	return 0;
 }
 
+/* Names go into the file as they are: refuse those it cannot carry. */
+static int name_ok(wctx *w, int v)
+{
+	if (topo_topology_conf_name_ok(V(w, v)->name))
+		return 1;
+	topo_error_set(w->err, "", 0, "%s name \"%s\" cannot be written in topology.conf",
+		       topo_vkind_name(V(w, v)->kind), V(w, v)->name);
+	return 0;
+}
+
 /* Compress the names of ids[0..n) into a malloc'd hostlist. */
 static char *names_of(wctx *w, const int *ids, size_t n)
 {
@@ -363,8 +373,13 @@ static char *names_of(wctx *w, const int *ids, size_t n)
 		wfail_oom(w);
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		names[i] = V(w, ids[i])->name;
+		if (!name_ok(w, ids[i])) {
+			free(names);
+			return NULL;
+		}
+	}
 	s = topo_hostlist_compress(names, n, w->err);
 	free(names);
 	return s;
@@ -541,8 +556,10 @@ static int write_tree(wctx *w, FILE *out, const char *source)
 		int v = entries.v[i];
 		char *s = names_of(w, hp.b + hp.start[v], (size_t)(hp.start[v + 1] - hp.start[v]));
 
-		if (!s)
+		if (!s || !name_ok(w, v)) {
+			free(s);
 			goto out;
+		}
 		fprintf(out, "SwitchName=%s Nodes=%s", V(w, v)->name, s);
 		write_link_speed(w, out, v);
 		free(s);
@@ -560,8 +577,10 @@ static int write_tree(wctx *w, FILE *out, const char *source)
 				goto out;
 			}
 		s = names_of(w, kids.v, kids.n);
-		if (!s)
+		if (!s || !name_ok(w, n)) {
+			free(s);
 			goto out;
+		}
 		fprintf(out, "SwitchName=%s Switches=%s", V(w, n)->name, s);
 		write_link_speed(w, out, n);
 		free(s);
@@ -637,8 +656,10 @@ static int write_block(wctx *w, FILE *out, const char *source)
 		int v = blocks.v[i];
 		char *s = names_of(w, hp.b + hp.start[v], (size_t)(hp.start[v + 1] - hp.start[v]));
 
-		if (!s)
+		if (!s || !name_ok(w, v)) {
+			free(s);
 			goto out;
+		}
 		fprintf(out, "BlockName=%s Nodes=%s\n", V(w, v)->name, s);
 		free(s);
 	}
