@@ -196,8 +196,27 @@ static int group_of(const wctx *w, int h)
 	return best;
 }
 
+/* Does group grp have several member switches (rail leaves), `leaf` among them? */
+static int is_rail_leaf_of(const wctx *w, int grp, int leaf)
+{
+	int n, nsw = 0, found = 0;
+	const int *inc = topo_graph_incident(w->g, grp, &n);
+
+	for (int i = 0; i < n; i++) {
+		const topo_edge *e = topo_graph_edge(w->g, inc[i]);
+
+		if (e->kind == TOPO_E_MEMBER && e->a == grp && V(w, e->b)->kind == TOPO_V_SWITCH) {
+			nsw++;
+			found |= e->b == leaf;
+		}
+	}
+	return found && nsw > 1;
+}
+
 /* Tree placement (and block placement without groups): one leaf -> that
- * leaf; several leaves -> the host's group, which absorbs those leaves. */
+ * leaf; several leaves -> the host's group, which absorbs those leaves. A
+ * host left with a single cable into one of its rail-optimized group's rail
+ * leaves still belongs to the group, not to that one rail. */
 static int place_by_leaves(wctx *w)
 {
 	for (size_t h = 0; h < w->nv; h++) {
@@ -212,11 +231,11 @@ static int place_by_leaves(wctx *w)
 				return wfail_oom(w);
 			continue;
 		}
-		if (w->tmp.n == 1) {
+		grp = group_of(w, (int)h);
+		if (w->tmp.n == 1 && (grp < 0 || !is_rail_leaf_of(w, grp, w->tmp.v[0]))) {
 			w->place[h] = w->tmp.v[0];
 			continue;
 		}
-		grp = group_of(w, (int)h);
 		if (grp < 0) {
 			topo_error_set(w->err, "", 0,
 				       "host %s is cabled to %zu leaf switches and belongs to no "
@@ -478,7 +497,7 @@ static int walk_up(wctx *w, intvec *upper)
 }
 
 /* key = (level, d) when every switch involved has a known level, else d. */
-static void compute_keys(wctx *w, const intvec *upper)
+static void compute_keys(wctx *w)
 {
 	int use_levels = 1;
 
@@ -491,7 +510,6 @@ static void compute_keys(wctx *w, const intvec *upper)
 
 		w->key[v] = use_levels ? lvl * ((long)w->nv + 1) + w->d[v] : w->d[v];
 	}
-	(void)upper;
 }
 
 static int write_tree(wctx *w, FILE *out, const char *source)
@@ -509,7 +527,7 @@ static int write_tree(wctx *w, FILE *out, const char *source)
 		topo_error_set(w->err, "", 0, "no host is cabled to a switch: nothing to write");
 		goto out;
 	}
-	compute_keys(w, &upper);
+	compute_keys(w);
 	/* child -> parent where the parent's key is higher */
 	for (size_t i = 0; i < entries.n + upper.n; i++) {
 		int x = i < entries.n ? entries.v[i] : upper.v[i - entries.n];
