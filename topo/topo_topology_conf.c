@@ -554,13 +554,16 @@ static int report_loop(conf_parser *p, const int *pending)
 		for (i = 0; i < r->nkids; i++)
 			if (pending[r->kids[i]] > 0)
 				break;
-		cur = r->kids[i]; /* an unresolved switch always has an unresolved child */
+		if (i == r->nkids)
+			break; /* cannot happen: an unresolved switch has an unresolved child */
+		cur = r->kids[i];
 	}
 	chain[0] = '\0';
 	for (i = (size_t)pos[cur]; i <= n && len < sizeof(chain); i++) {
 		int k = i < n ? path[i] : cur;
 
-		len += (size_t)snprintf(chain + len, sizeof(chain) - len, "%s%s", i > (size_t)pos[cur] ? " -> " : "",
+		len += (size_t)snprintf(chain + len, sizeof(chain) - len, "%s%s",
+					i > (size_t)pos[cur] ? " -> " : "",
 					topo_graph_vertex(p->t, p->sw[k].id)->name);
 	}
 	fail(p, p->sw[cur].line, "switch %s is its own ancestor (%s)",
