@@ -26,7 +26,9 @@ for target in fuzz/fuzz_*.c; do
 	supp=fuzz/${corpus_name}.supp
 	lsan=""
 	[[ -f $supp ]] && lsan="suppressions=$PWD/$supp"
-	if ! ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS="$lsan" "$out/$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+	dict=()
+	[[ -f fuzz/${corpus_name}.dict ]] && dict=(-dict="fuzz/${corpus_name}.dict")
+	if ! ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS="$lsan" "$out/$name" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix="$out/$name-" "$work" >"$out/$name.log" 2>&1; then
 		echo "fuzz: $name FAILED; tail of $out/$name.log:"
 		tail -n 40 "$out/$name.log"

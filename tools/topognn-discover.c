@@ -129,7 +129,7 @@ static int parse_args(int argc, char **argv, options *o)
 
 static int load_sources(topo_graph *g, const options *o, topo_error *err)
 {
-	topo_fabric_opts fopts = { o->host_pattern };
+	topo_fabric_opts fopts = { .host_pattern = o->host_pattern };
 	int fabric = 0;
 
 	if (o->graph && topo_load_json(g, o->graph, err) < 0)
@@ -165,6 +165,20 @@ static int load_sources(topo_graph *g, const options *o, topo_error *err)
 	return topo_graph_canonicalize(g);
 }
 
+/* What the graph came from, for the header of a written topology.conf. */
+static const char *source_name(const options *o)
+{
+	if (o->ibnetdiscover)
+		return o->ibnetdiscover;
+	if (o->ibnd)
+		return "live fabric discovery (libibnetdisc)";
+	if (o->topology_conf_in)
+		return o->topology_conf_in;
+	if (o->graph)
+		return o->graph;
+	return o->hwloc ? o->hwloc : o->hwloc_dir ? o->hwloc_dir : "hwloc";
+}
+
 /* The host of a single-host hwloc graph. */
 static int only_host(const topo_graph *g)
 {
@@ -189,6 +203,35 @@ static int print_json(json_t *j)
 	return rc;
 }
 
+/* The readable form of --affinity. */
+static void affinity_print(const topo_affinity *a, FILE *out)
+{
+	fprintf(out, "host %s\n\n%-6s %-14s %-5s %-24s %s\n", a->host, "gpu", "pci_busid", "numa",
+		"nearest hca(s)", "local cpus");
+	for (int i = 0; i < a->ngpus; i++) {
+		const topo_affinity_gpu *gpu = &a->gpus[i];
+		char near[128] = "-";
+		size_t used = 0;
+
+		for (int k = 0; k < gpu->nnearest && used < sizeof(near); k++)
+			used += snprintf(near + used, sizeof(near) - used, "%s%s", k ? "," : "",
+					 gpu->nearest_hcas[k]);
+		fprintf(out, "%-6s %-14s %-5d %-24s %s\n", gpu->name,
+			gpu->pci_busid ? gpu->pci_busid : "-", gpu->numa, near,
+			gpu->cpuset ? gpu->cpuset : "-");
+	}
+	fprintf(out, "\n%-10s %-10s %-5s %-5s %s\n", "hca", "netdev", "numa", "link", "pci_busid");
+	for (int i = 0; i < a->nhcas; i++)
+		fprintf(out, "%-10s %-10s %-5d %-5s %s\n", a->hcas[i].name,
+			a->hcas[i].netdev ? a->hcas[i].netdev : "-", a->hcas[i].numa,
+			topo_link_layer_name(a->hcas[i].link_layer),
+			a->hcas[i].pci_busid ? a->hcas[i].pci_busid : "-");
+	for (int i = 0; i < a->nnics; i++)
+		fprintf(out, "%-10s %-10s %-5d %-5s %s\n", a->nics[i].name,
+			a->nics[i].netdev ? a->nics[i].netdev : "-", a->nics[i].numa, "eth",
+			a->nics[i].pci_busid ? a->nics[i].pci_busid : "-");
+}
+
 static int write_outputs(const topo_graph *g, const options *o, topo_error *err)
 {
 	if (o->affinity) {
@@ -209,7 +252,7 @@ static int write_outputs(const topo_graph *g, const options *o, topo_error *err)
 		if (o->json) {
 			rc = topo_affinity_to_json(a, &j) < 0 ? -1 : print_json(j);
 		} else {
-			topo_affinity_print(a, stdout);
+			affinity_print(a, stdout);
 			rc = 0;
 		}
 		topo_affinity_free(a);
@@ -225,7 +268,7 @@ static int write_outputs(const topo_graph *g, const options *o, topo_error *err)
 	    topo_write_topology_conf(g, stdout,
 				     strcmp(o->topology_conf_out, "block") == 0 ? TOPO_CONF_BLOCK
 									: TOPO_CONF_TREE,
-				     err) < 0)
+				     source_name(o), err) < 0)
 		return -1;
 	if (o->dot && topo_write_dot(g, stdout, err) < 0)
 		return -1;
