@@ -1614,6 +1614,12 @@ int bind_irq_enforce(const bind_roots *roots, const bind_irq_set *set,
 	if (state_path(spath, sizeof(spath), opts->state_dir, opts->job_id, err) < 0 ||
 	    check_root(roots, "IRQ enforce", err) < 0)
 		return -1;
+	if (access(spath, F_OK) == 0) {
+		topo_error_set(err, spath, 0,
+			       "job %s already has saved IRQ state; restore it before enforcing again",
+			       opts->job_id);
+		return -1;
+	}
 	bind_cpuset_init(&job);
 	bind_cpuset_init(&hk);
 	cand = calloc(set->nnics + 1, sizeof(*cand));
