@@ -673,6 +673,40 @@ static void test_malformed(void **unused)
 	destroy(&t);
 }
 
+/* A write the kernel refuses (as for a managed IRQ: EIO) after 9 good ones:
+ * those are undone, the state file removed, the error names the file. */
+static void test_write_failure(void **unused)
+{
+	tree t;
+	bind_irq_set *set;
+	topo_error err;
+	bind_roots r;
+	bind_log log;
+	bind_enforce_opts o = { "42", "2-5,10-13", NULL, NULL };
+	char path[256];
+
+	build(&t);
+	r = roots_of(&t);
+	log.fn = collect;
+	log.ctx = &t;
+	o.state_dir = t.state;
+	set = load_given(&t);
+	affinity_path(&t, 113, path, sizeof(path));
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("/proc/version", path), 0); /* readable, write gives EIO */
+	assert_int_equal(bind_irq_enforce(&r, set, &o, &log, &err), -1);
+	assert_non_null(strstr(err.source, "/irq/113/smp_affinity_list"));
+	assert_non_null(strstr(err.text, "cannot write 3 bytes: Input/output error"));
+	assert_false(state_exists(&t, "42"));
+	assert_int_equal(t.nlog, 10); /* 9 changes, then the undo */
+	assert_string_equal(t.log[9], "irq 113 (mlx5_1): write failed, 9 earlier change(s) undone");
+	assert_int_equal(unlink(path), 0);
+	put(path, "0\n\n");
+	assert_int_equal(changed_files(&t), 0);
+	bind_irq_set_free(set);
+	destroy(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -683,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_housekeeping),
 		cmocka_unit_test(test_crash_recover),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_write_failure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
