@@ -328,6 +328,27 @@ static void test_load(void **unused)
 	assert_int_equal(bind_irq_set_nirqs(set), 24);
 	bind_irq_set_free(set);
 
+	/* an Ethernet netdev without msi_irqs: its IRQs found by PCI address */
+	{
+		char dev[256], link[256];
+		bind_nic_req eth = { "eth2", "8-15" };
+
+		snprintf(dev, sizeof(dev), "%s/devices/pci0000:80/0000:85:00.0", t.sys);
+		mkdirs(dev);
+		snprintf(link, sizeof(link), "%s/class/net/eth2", t.sys);
+		mkdirs(link);
+		strcat(link, "/device");
+		assert_int_equal(symlink(dev, link), 0);
+		set = bind_irq_load(&r, &eth, 1, &err);
+		assert_non_null(set);
+		assert_string_equal(bind_irq_set_nic(set, 0)->sysclass, "net");
+		assert_int_equal(bind_irq_set_nic(set, 0)->numa, -1);
+		assert_int_equal(bind_irq_set_nirqs(set), 8);
+		assert_int_equal(bind_irq_set_irq(set, 7)->irq, 127);
+		assert_int_equal(bind_cpuset_count(&bind_irq_set_nic(set, 0)->local), 8);
+		bind_irq_set_free(set);
+	}
+
 	/* unknown adapter */
 	{
 		bind_nic_req bad = { "mlx5_9", NULL };
