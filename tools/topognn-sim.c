@@ -156,43 +156,6 @@ static json_t *metrics_json(const topo_sim_metrics *m)
 			 (json_int_t)m->failed_decisions);
 }
 
-/* Load and merge the traces: later ones only up to the first one's last
- * submission, so they fill the gaps of the same period. */
-static int load_workload(const struct opts *o, int nhosts, topo_trace *t)
-{
-	topo_error err;
-	char buf[1024];
-
-	topo_trace_init(t);
-	for (int i = 0; i < o->ntraces; i++) {
-		topo_trace one;
-		int dropped;
-
-		topo_trace_init(&one);
-		if (topo_trace_load(&one, o->traces[i], &err)) {
-			fprintf(stderr, "topognn-sim: %s\n", topo_error_format(&err, buf, sizeof(buf)));
-			topo_trace_free(t);
-			return -1;
-		}
-		if (i == 0)
-			topo_trace_truncate(&one, o->jobs);
-		dropped = topo_trace_map_hosts(&one, o->procs_per_host, o->scale, nhosts, 1);
-		if (dropped)
-			fprintf(stderr, "topognn-sim: %s: %d jobs wider than the %d hosts dropped\n",
-				o->traces[i], dropped, nhosts);
-		if (topo_trace_merge(t, &one, i == 0 || t->njobs == 0 ? 0
-					      : t->jobs[t->njobs - 1].submit)) {
-			topo_trace_free(&one);
-			topo_trace_free(t);
-			fprintf(stderr, "topognn-sim: out of memory\n");
-			return -1;
-		}
-		t->skipped += one.skipped;
-		topo_trace_free(&one);
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -221,8 +184,17 @@ int main(int argc, char **argv)
 			topo_error_format(&err, buf, sizeof(buf)));
 		goto out_graph;
 	}
-	if (load_workload(&o, place_cluster_nhosts(c), &trace))
-		goto out_graph;
+	{
+		topo_sim_workload w = {o.traces, o.ntraces, o.jobs, o.procs_per_host, o.scale,
+				       place_cluster_nhosts(c)};
+		char notes[2048];
+
+		if (topo_sim_load_workload(&w, &trace, notes, sizeof(notes), &err)) {
+			fprintf(stderr, "topognn-sim: %s\n", topo_error_format(&err, buf, sizeof(buf)));
+			goto out_graph;
+		}
+		fputs(notes, stderr);
+	}
 	if (o.emit && !(train = topo_sim_training_new())) {
 		fprintf(stderr, "topognn-sim: out of memory\n");
 		goto out;

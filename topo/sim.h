@@ -96,6 +96,22 @@ topo_graph *topo_sim_load_graph(const char *kind, const char *arg, topo_error *e
  * from directory `dir` into out[max]. Returns the count or -1 with err. */
 int topo_sim_load_profiles(const char *dir, topo_comm_profile *out, int max, topo_error *err);
 
+/* A workload: the first trace (its first `jobs` jobs, 0 = all) with
+ * processors mapped to hosts (ceil(procs / procs_per_host) x scale), and
+ * later traces filling its gaps: their submissions spread over the first's
+ * period, jobs longer than its longest run left out. Jobs wider than
+ * nhosts are left out. */
+typedef struct topo_sim_workload {
+	const char *const *traces;
+	int ntraces;
+	int jobs, procs_per_host, scale, nhosts;
+} topo_sim_workload;
+
+/* Load a workload into out. `notes` (may be NULL) receives one line per
+ * trace that lost jobs. Returns 0 or -1 with err. */
+int topo_sim_load_workload(const topo_sim_workload *w, topo_trace *out, char *notes,
+			   size_t len, topo_error *err);
+
 /* ---- output ---------------------------------------------------------------- */
 
 /* A readable table of several runs; with `ratio_to` (a policy name) a second

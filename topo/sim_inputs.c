@@ -63,3 +63,55 @@ int topo_sim_load_profiles(const char *dir, topo_comm_profile *out, int max, top
 	}
 	return n;
 }
+
+/* A later trace fills the gaps of the first: its submissions are spread
+ * over the first one's period and jobs longer than the first's longest run
+ * are left out (docs/simulator.md). */
+static int fill_gaps(const topo_trace *first, topo_trace *t)
+{
+	double span = first->njobs ? first->jobs[first->njobs - 1].submit : 0, longest = 0;
+
+	for (int i = 0; i < first->njobs; i++)
+		if (first->jobs[i].runtime > longest)
+			longest = first->jobs[i].runtime;
+	return topo_trace_fit_window(t, span, longest);
+}
+
+int topo_sim_load_workload(const topo_sim_workload *w, topo_trace *out, char *notes,
+			   size_t len, topo_error *err)
+{
+	size_t used = 0;
+
+	topo_trace_init(out);
+	if (notes && len)
+		notes[0] = '\0';
+	for (int i = 0; i < w->ntraces; i++) {
+		topo_trace one;
+		int dropped, longer = 0;
+
+		topo_trace_init(&one);
+		if (topo_trace_load(&one, w->traces[i], err)) {
+			topo_trace_free(out);
+			return -1;
+		}
+		if (i == 0)
+			topo_trace_truncate(&one, w->jobs);
+		else
+			longer = fill_gaps(out, &one);
+		dropped = topo_trace_map_hosts(&one, w->procs_per_host, w->scale, w->nhosts, 1);
+		if (notes && used < len && (dropped || longer))
+			used += (size_t)snprintf(notes + used, len - used,
+						 "%s: %d jobs wider than the %d hosts and %d longer than "
+						 "the first trace's longest run left out\n",
+						 w->traces[i], dropped, w->nhosts, longer);
+		if (topo_trace_merge(out, &one, 0)) {
+			topo_trace_free(&one);
+			topo_trace_free(out);
+			topo_error_set(err, w->traces[i], 0, "out of memory");
+			return -1;
+		}
+		out->skipped += one.skipped;
+		topo_trace_free(&one);
+	}
+	return 0;
+}

@@ -275,3 +275,25 @@ int topo_trace_merge(topo_trace *a, const topo_trace *b, double until)
 		qsort(a->jobs, (size_t)a->njobs, sizeof(*a->jobs), cmp_submit);
 	return 0;
 }
+
+int topo_trace_fit_window(topo_trace *t, double span, double max_runtime)
+{
+	double own = t->njobs ? t->jobs[t->njobs - 1].submit - t->jobs[0].submit : 0;
+	double f = own > 0 && span > 0 ? span / own : 1.0, t0 = t->njobs ? t->jobs[0].submit : 0;
+	int kept = 0;
+
+	for (int i = 0; i < t->njobs; i++) {
+		topo_trace_job j = t->jobs[i];
+
+		if (max_runtime > 0 && j.runtime > max_runtime)
+			continue;
+		j.submit = (j.submit - t0) * f;
+		t->jobs[kept++] = j;
+	}
+	{
+		int dropped = t->njobs - kept;
+
+		t->njobs = kept;
+		return dropped;
+	}
+}

@@ -83,6 +83,12 @@ int topo_trace_map_hosts(topo_trace *t, int procs_per_host, int scale, int max_h
  * to `a`, then sort a by submit time. Returns 0 or -1. */
 int topo_trace_merge(topo_trace *a, const topo_trace *b, double until);
 
+/* Fit a secondary trace into a primary one's period: scale submit times so
+ * t spans [0, span], and drop jobs running longer than max_runtime (> 0).
+ * Used to let Alibaba's single-host pods fill the gaps of a scaled SWF log.
+ * Returns the number of jobs dropped. */
+int topo_trace_fit_window(topo_trace *t, double span, double max_runtime);
+
 /* Read one line of any length into *buf (growing it). Returns the length,
  * -1 at end of file. Shared by the text parsers of the simulator. */
 long topo_trace_getline(char **buf, size_t *cap, FILE *f);
