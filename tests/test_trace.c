@@ -17,6 +17,7 @@
 
 #define KTH FIXTURES_DIR "/traces/kth-sp2-head100.swf"
 #define ALI FIXTURES_DIR "/traces/alibaba-pods-head50.csv"
+#define FIT_DROPPED 1
 
 /* Write text to a temporary file; returns its path (static buffer). */
 static const char *tmpfile_with(const char *text)
@@ -223,6 +224,14 @@ static void test_map_and_merge(void **state)
 	for (int i = 1; i < a.njobs; i++)
 		assert_true(a.jobs[i - 1].submit <= a.jobs[i].submit);
 	topo_trace_truncate(&a, 10);
+	/* fitting pods into a 1000 s window: submissions spread over [0, 1000],
+	 * pods running longer than 12,500,000 s left out */
+	topo_trace_free(&b);
+	assert_int_equal(topo_trace_load(&b, ALI, &err), 0);
+	assert_int_equal(topo_trace_fit_window(&b, 1000.0, 12500000.0), FIT_DROPPED);
+	assert_int_equal(b.njobs, 50 - FIT_DROPPED);
+	assert_string_equal(b.jobs[0].name, "openb-pod-0001"); /* pod 0 ran 12,537,496 s */
+	assert_float_equal(b.jobs[b.njobs - 1].submit, 1000.0, 1e-9);
 	assert_int_equal(a.njobs, 10);
 	topo_trace_free(&a);
 	topo_trace_free(&b);
