@@ -63,6 +63,7 @@ typedef struct sim {
 	int done;
 	int is_fork;
 	int forced_job;  /* fork: the job whose outcome is measured */
+	char last_reason[256]; /* the engine's last refusal */
 } sim;
 
 void topo_sim_config_init(topo_sim_config *cfg)
@@ -272,6 +273,7 @@ static int try_start(sim *s, int qi, topo_error *err)
 	t1 = now_us();
 	if (rc != 0 || !d.ok) {
 		s->failed++;
+		snprintf(s->last_reason, sizeof(s->last_reason), "%s", d.reason);
 		return 0;
 	}
 	if (!s->is_fork)
@@ -885,6 +887,11 @@ int topo_sim_run(const place_cluster *c, const topo_trace *trace, const topo_sim
 		goto out;
 	if (collect(&s, m)) {
 		topo_error_set(err, "", 0, "out of memory collecting metrics");
+		goto out;
+	}
+	if (m->started == 0 && m->jobs > m->dropped) {
+		topo_error_set(err, "", 0, "policy %s placed no job; the engine said: %s",
+			       place_policy_name(cfg->policy), s.last_reason);
 		goto out;
 	}
 	if (cfg->progress)
