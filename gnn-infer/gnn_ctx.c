@@ -30,11 +30,6 @@ struct gnn_ctx {
 	gnn_error error;
 };
 
-static enum gnn_act act_of(enum gnn_layer_kind kind)
-{
-	return kind == GNN_RELU ? GNN_ACT_RELU : kind == GNN_GELU ? GNN_ACT_GELU : GNN_ACT_NONE;
-}
-
 /* Steps for layers [first, last): fuse an activation into the layer before. */
 static size_t plan(const gnn_model *m, size_t first, size_t last, struct gnn_step *steps)
 {
@@ -45,9 +40,9 @@ static size_t plan(const gnn_model *m, size_t first, size_t last, struct gnn_ste
 		int fusable = l->kind == GNN_LINEAR || l->kind == GNN_SAGE || l->kind == GNN_GIN;
 
 		steps[n].layer = l;
-		steps[n].act = act_of(l->kind);
-		if (fusable && i + 1 < last && act_of(m->layers[i + 1].kind) != GNN_ACT_NONE)
-			steps[n].act = act_of(m->layers[++i].kind);
+		steps[n].act = gnn_act_of(l->kind);
+		if (fusable && i + 1 < last && gnn_act_of(m->layers[i + 1].kind) != GNN_ACT_NONE)
+			steps[n].act = gnn_act_of(m->layers[++i].kind);
 		n++;
 	}
 	return n;
@@ -157,33 +152,6 @@ int gnn_sets_check(const gnn_sets *s, size_t max_sets, gnn_error *err)
 	return 0;
 }
 
-/* Run one step on n rows from src into dst (graph only for sage/gin). */
-static void run_step(gnn_ctx *ctx, const struct gnn_step *s, const gnn_graph *g, size_t n,
-		     const float *src, float *dst)
-{
-	const struct gnn_layer *l = s->layer;
-	const float *p = ctx->model->params;
-
-	switch (l->kind) {
-	case GNN_LINEAR:
-		gnn_linear_forward(src, n, l->in, l->out, p + l->w, p + l->b, dst, s->act);
-		break;
-	case GNN_SAGE:
-		gnn_sage_forward(g, src, l->in, l->out, p + l->w, p + l->b, dst, ctx->vscratch, s->act);
-		break;
-	case GNN_GIN:
-		gnn_gin_forward(g, src, l->in, l->out, p + l->w, p + l->b, l->eps, dst, ctx->vscratch,
-				s->act);
-		break;
-	case GNN_LAYERNORM:
-		gnn_layernorm_forward(src, n, l->in, p + l->w, p + l->b, l->eps, dst);
-		break;
-	default:
-		gnn_act_forward(s->act, src, n * l->in, dst);
-		break;
-	}
-}
-
 /* Run steps over n rows: the input in bufs[0], the last step writes `out`. */
 static void run_plan(gnn_ctx *ctx, const struct gnn_step *steps, size_t n_steps,
 		     const gnn_graph *g, size_t n, float *bufs[2], float *out, size_t out_width)
@@ -194,7 +162,8 @@ static void run_plan(gnn_ctx *ctx, const struct gnn_step *steps, size_t n_steps,
 	for (i = 0; i < n_steps; i++) {
 		float *dst = i + 1 == n_steps ? out : bufs[!cur];
 
-		run_step(ctx, &steps[i], g, n, bufs[cur], dst);
+		gnn_layer_forward(ctx->model, steps[i].layer, steps[i].act, g, n, bufs[cur], dst,
+				  ctx->vscratch);
 		cur = !cur;
 	}
 	if (n_steps == 0)

@@ -113,6 +113,10 @@ void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
 void gnn_aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
 		       float *mean, float *max);
 
+/* GIN's pre-transform row: z = (1+eps) x_i + sum_j w_ij x_j over dim columns. */
+void gnn_gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size_t i, float eps,
+		     float *z);
+
 /* Readout: row s of y = [mean of emb over set s, max over set s, f_s]
  * where f holds nf already-normalised set features per set. */
 void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *sets,
@@ -121,6 +125,15 @@ void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *sets,
 /* (x - mean) / std column-wise on an n x dim matrix. */
 void gnn_normalise(const float *x, size_t n, size_t dim, const float *mean, const float *std,
 		   float *y);
+
+/* The activation a relu or gelu layer applies (none for other kinds). */
+enum gnn_act gnn_act_of(enum gnn_layer_kind kind);
+
+/* Any non-readout layer l of m on n rows of src into dst; `act` is an
+ * activation fused after a linear, sage or gin layer (a relu or gelu layer
+ * applies its own). `scratch` is n x (widest row) floats, at least 3 rows. */
+void gnn_layer_forward(const gnn_model *m, const struct gnn_layer *l, enum gnn_act act,
+		       const gnn_graph *g, size_t n, const float *src, float *dst, float *scratch);
 
 /* GELU (erf form) and its derivative. */
 float gnn_gelu(float x);

@@ -178,9 +178,8 @@ static void add_scaled(const float *restrict xj, float wt, size_t dim, float *re
 		z[k] += wt * xj[k];
 }
 
-/* z = (1+eps) x_i + sum_j w_ij x_j for one vertex, over dim columns. */
-static void gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size_t i, float eps,
-			float *z)
+void gnn_gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size_t i, float eps,
+		     float *z)
 {
 	int32_t e;
 	size_t k;
@@ -203,7 +202,7 @@ void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
 		/* The sum is linear, so transform first and aggregate the narrower rows. */
 		gnn_linear_forward(x, g->n_vertices, in, out, w, NULL, scratch, GNN_ACT_NONE);
 		for (i = 0; i < g->n_vertices; i++) {
-			gin_sum_row(g, scratch, out, i, eps, y + i * out);
+			gnn_gin_sum_row(g, scratch, out, i, eps, y + i * out);
 			for (k = 0; k < out; k++)
 				y[i * out + k] += b[k];
 			gnn_act_forward(act, y + i * out, out, y + i * out);
@@ -211,7 +210,7 @@ void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
 		return;
 	}
 	for (i = 0; i < g->n_vertices; i++) {
-		gin_sum_row(g, x, in, i, eps, scratch);
+		gnn_gin_sum_row(g, x, in, i, eps, scratch);
 		row_times_matrix(scratch, in, out, w, b, y + i * out);
 		gnn_act_forward(act, y + i * out, out, y + i * out);
 	}
@@ -250,4 +249,33 @@ void gnn_normalise(const float *x, size_t n, size_t dim, const float *mean, cons
 	for (i = 0; i < n; i++)
 		for (k = 0; k < dim; k++)
 			y[i * dim + k] = (x[i * dim + k] - mean[k]) / std[k];
+}
+
+enum gnn_act gnn_act_of(enum gnn_layer_kind kind)
+{
+	return kind == GNN_RELU ? GNN_ACT_RELU : kind == GNN_GELU ? GNN_ACT_GELU : GNN_ACT_NONE;
+}
+
+void gnn_layer_forward(const gnn_model *m, const struct gnn_layer *l, enum gnn_act act,
+		       const gnn_graph *g, size_t n, const float *src, float *dst, float *scratch)
+{
+	const float *p = m->params;
+
+	switch (l->kind) {
+	case GNN_LINEAR:
+		gnn_linear_forward(src, n, l->in, l->out, p + l->w, p + l->b, dst, act);
+		break;
+	case GNN_SAGE:
+		gnn_sage_forward(g, src, l->in, l->out, p + l->w, p + l->b, dst, scratch, act);
+		break;
+	case GNN_GIN:
+		gnn_gin_forward(g, src, l->in, l->out, p + l->w, p + l->b, l->eps, dst, scratch, act);
+		break;
+	case GNN_LAYERNORM:
+		gnn_layernorm_forward(src, n, l->in, p + l->w, p + l->b, l->eps, dst);
+		break;
+	default:
+		gnn_act_forward(gnn_act_of(l->kind), src, n * l->in, dst);
+		break;
+	}
 }
