@@ -137,7 +137,8 @@ static void test_feature_spec(void **state)
 	assert_float_equal(gnn_model_feature_mean(m, GNN_VERTEX_FEATURES, 0), 16.0f, 0);
 	assert_float_equal(gnn_model_feature_std(m, GNN_VERTEX_FEATURES, 0), 8.0f, 0);
 	assert_null(gnn_model_feature_name(m, GNN_VERTEX_FEATURES, 2));
-	assert_string_equal(gnn_model_feature_name(m, GNN_SET_FEATURES, 0), "job_size");
+	assert_string_equal(gnn_model_feature_name(m, GNN_SET_FEATURES, 0),
+			    "job_size");
 	assert_int_equal(gnn_model_embed_dim(m), 2);
 	assert_int_equal(gnn_model_n_layers(m), 9);
 	assert_int_equal(gnn_model_check_features(m, GNN_VERTEX_FEATURES, good, 2, &err), 0);
