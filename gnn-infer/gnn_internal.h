@@ -98,12 +98,13 @@ void gnn_layernorm_forward(const float *x, size_t n, size_t dim, const float *ga
 
 /* GraphSAGE: y_i = act(x_i Ws + mean_j m_ij Wm + max_j m_ij Wx + b), with
  * messages m_ij = w_ij x_j over the CSR neighbours j of i. `scratch` holds
- * 3*in floats. */
+ * 6*in floats. */
 void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
 		      const float *w, const float *b, float *y, float *scratch, enum gnn_act act);
 
 /* GIN: y_i = act(((1+eps) x_i + sum_j w_ij x_j) W + b). `scratch` holds
- * n x out floats, used when out < in to transform before aggregating. */
+ * max(n x out, 2 x in) floats (n x out to transform before aggregating when
+ * out < in). */
 void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
 		     const float *w, const float *b, float eps, float *y, float *scratch,
 		     enum gnn_act act);
@@ -131,7 +132,7 @@ enum gnn_act gnn_act_of(enum gnn_layer_kind kind);
 
 /* Any non-readout layer l of m on n rows of src into dst; `act` is an
  * activation fused after a linear, sage or gin layer (a relu or gelu layer
- * applies its own). `scratch` is n x (widest row) floats, at least 3 rows. */
+ * applies its own). `scratch` is n x (widest row) floats, at least 6 rows. */
 void gnn_layer_forward(const gnn_model *m, const struct gnn_layer *l, enum gnn_act act,
 		       const gnn_graph *g, size_t n, const float *src, float *dst, float *scratch);
 

@@ -68,38 +68,39 @@ void gnn_act_forward(enum gnn_act act, const float *x, size_t count, float *y)
 	act_rows(act, x, count, y);
 }
 
-/* Eight floats as one value: GCC and clang map it to whatever SIMD registers
- * the target has (two SSE registers, one AVX register, or plain scalars). */
+/* Eight and sixteen floats as one value: GCC and clang map them to whatever
+ * SIMD registers the target has (SSE, AVX, AVX-512, or plain scalars). */
 typedef float v8 __attribute__((vector_size(32)));
+typedef float v16 __attribute__((vector_size(64)));
 
-/* Copy eight floats from p into the v8 `v` (any alignment). */
-#define LOAD8(v, p) memcpy(&(v), (p), sizeof(v8))
+/* Copy floats from p into the vector `v` (any alignment). */
+#define LOAD(v, p) memcpy(&(v), (p), sizeof(v))
 
-/* y[0..out) = b + x[0..in) W, W row-major in x out; b may be NULL. Blocks of
+/* y[o0..out) = b + x[0..in) W, W row-major in x out; b may be NULL. Blocks of
  * 32 outputs keep their accumulators in registers across k; each output is
  * summed over k in order, so every code path gives the same bits. */
-GNN_INLINE void row_times_matrix(const float *restrict x, size_t in, size_t out,
-				const float *restrict w, const float *restrict b,
-				float *restrict y)
+GNN_INLINE void row_times_matrix_from(const float *restrict x, size_t in, size_t out,
+				      const float *restrict w, const float *restrict b,
+				      float *restrict y, size_t o0)
 {
-	size_t o = 0, k;
+	size_t o = o0, k;
 
 	for (; o + 32 <= out; o += 32) {
 		v8 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, w0, w1, w2, w3;
 
 		if (b) {
-			LOAD8(a0, b + o);
-			LOAD8(a1, b + o + 8);
-			LOAD8(a2, b + o + 16);
-			LOAD8(a3, b + o + 24);
+			LOAD(a0, b + o);
+			LOAD(a1, b + o + 8);
+			LOAD(a2, b + o + 16);
+			LOAD(a3, b + o + 24);
 		}
 		for (k = 0; k < in; k++) {
 			const float *wk = w + k * out + o;
 
-			LOAD8(w0, wk);
-			LOAD8(w1, wk + 8);
-			LOAD8(w2, wk + 16);
-			LOAD8(w3, wk + 24);
+			LOAD(w0, wk);
+			LOAD(w1, wk + 8);
+			LOAD(w2, wk + 16);
+			LOAD(w3, wk + 24);
 			a0 += x[k] * w0;
 			a1 += x[k] * w1;
 			a2 += x[k] * w2;
@@ -114,9 +115,9 @@ GNN_INLINE void row_times_matrix(const float *restrict x, size_t in, size_t out,
 		v8 a0 = {0}, w0;
 
 		if (b)
-			LOAD8(a0, b + o);
+			LOAD(a0, b + o);
 		for (k = 0; k < in; k++) {
-			LOAD8(w0, w + k * out + o);
+			LOAD(w0, w + k * out + o);
 			a0 += x[k] * w0;
 		}
 		memcpy(y + o, &a0, sizeof(a0));
@@ -130,12 +131,62 @@ GNN_INLINE void row_times_matrix(const float *restrict x, size_t in, size_t out,
 	}
 }
 
+GNN_INLINE void row_times_matrix(const float *restrict x, size_t in, size_t out,
+				 const float *restrict w, const float *restrict b,
+				 float *restrict y)
+{
+	row_times_matrix_from(x, in, out, w, b, y, 0);
+}
+
+/* Two rows at once, sharing each weight load: twice the independent
+ * accumulators, which the adder pipelines need to run at full rate. Same
+ * per-output summation order as row_times_matrix. */
+GNN_INLINE void two_rows_times_matrix(const float *restrict x0, const float *restrict x1,
+				      size_t in, size_t out, const float *restrict w,
+				      const float *restrict b, float *restrict y0,
+				      float *restrict y1)
+{
+	size_t o = 0, k;
+
+	for (; o + 32 <= out; o += 32) {
+		v16 a0 = {0}, a1 = {0}, c0, c1, w0, w1;
+
+		if (b) {
+			LOAD(a0, b + o);
+			LOAD(a1, b + o + 16);
+		}
+		c0 = a0;
+		c1 = a1;
+		for (k = 0; k < in; k++) {
+			LOAD(w0, w + k * out + o);
+			LOAD(w1, w + k * out + o + 16);
+			a0 += x0[k] * w0;
+			a1 += x0[k] * w1;
+			c0 += x1[k] * w0;
+			c1 += x1[k] * w1;
+		}
+		memcpy(y0 + o, &a0, sizeof(a0));
+		memcpy(y0 + o + 16, &a1, sizeof(a1));
+		memcpy(y1 + o, &c0, sizeof(c0));
+		memcpy(y1 + o + 16, &c1, sizeof(c1));
+	}
+	if (o < out) {
+		row_times_matrix_from(x0, in, out, w, b, y0, o);
+		row_times_matrix_from(x1, in, out, w, b, y1, o);
+	}
+}
+
 GNN_HOT void gnn_linear_forward(const float *x, size_t n, size_t in, size_t out, const float *w,
-			const float *b, float *y, enum gnn_act act)
+				const float *b, float *y, enum gnn_act act)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i + 2 <= n; i += 2) {
+		two_rows_times_matrix(x + i * in, x + (i + 1) * in, in, out, w, b, y + i * out,
+				      y + (i + 1) * out);
+		act_rows(act, y + i * out, 2 * out, y + i * out);
+	}
+	if (i < n) {
 		row_times_matrix(x + i * in, in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
 	}
@@ -206,7 +257,13 @@ GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, si
 	int32_t e;
 	size_t k, j;
 
-	for (k = 0; k < dim; k++) {
+	for (k = 0; k + GNN_BLOCK <= dim; k += GNN_BLOCK) {
+		for (j = 0; j < GNN_BLOCK; j++) {
+			mean[k + j] = 0.0f;
+			max[k + j] = -INFINITY;
+		}
+	}
+	for (; k < dim; k++) {
 		mean[k] = 0.0f;
 		max[k] = -INFINITY;
 	}
@@ -233,15 +290,30 @@ void gnn_aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
 	aggregate_row(g, x, dim, i, mean, max);
 }
 
-GNN_HOT void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
-		      const float *w, const float *b, float *y, float *scratch, enum gnn_act act)
+/* The row [x_i, mean_i, max_i] that sage multiplies by its stacked weights. */
+GNN_INLINE void sage_row(const gnn_graph *g, const float *x, size_t in, size_t i, float *cat)
 {
+	memcpy(cat, x + i * in, in * sizeof(*cat));
+	aggregate_row(g, x, in, i, cat + in, cat + 2 * in);
+}
+
+GNN_HOT void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
+			      const float *w, const float *b, float *y, float *scratch,
+			      enum gnn_act act)
+{
+	float *r0 = scratch, *r1 = scratch + 3 * in;
+	const size_t n = g->n_vertices;
 	size_t i;
 
-	for (i = 0; i < g->n_vertices; i++) {
-		memcpy(scratch, x + i * in, in * sizeof(*scratch));
-		aggregate_row(g, x, in, i, scratch + in, scratch + 2 * in);
-		row_times_matrix(scratch, 3 * in, out, w, b, y + i * out);
+	for (i = 0; i + 2 <= n; i += 2) {
+		sage_row(g, x, in, i, r0);
+		sage_row(g, x, in, i + 1, r1);
+		two_rows_times_matrix(r0, r1, 3 * in, out, w, b, y + i * out, y + (i + 1) * out);
+		act_rows(act, y + i * out, 2 * out, y + i * out);
+	}
+	if (i < n) {
+		sage_row(g, x, in, i, r0);
+		row_times_matrix(r0, 3 * in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
 	}
 }
@@ -298,7 +370,14 @@ GNN_HOT void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size
 		}
 		return;
 	}
-	for (i = 0; i < g->n_vertices; i++) {
+	for (i = 0; i + 2 <= g->n_vertices; i += 2) {
+		gin_sum_row(g, x, in, i, eps, scratch);
+		gin_sum_row(g, x, in, i + 1, eps, scratch + in);
+		two_rows_times_matrix(scratch, scratch + in, in, out, w, b, y + i * out,
+				      y + (i + 1) * out);
+		act_rows(act, y + i * out, 2 * out, y + i * out);
+	}
+	if (i < g->n_vertices) {
 		gin_sum_row(g, x, in, i, eps, scratch);
 		row_times_matrix(scratch, in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
@@ -330,14 +409,21 @@ GNN_HOT void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *s
 	}
 }
 
-void gnn_normalise(const float *x, size_t n, size_t dim, const float *mean, const float *std,
-		   float *y)
+GNN_HOT void gnn_normalise(const float *x, size_t n, size_t dim, const float *mean,
+			   const float *std, float *y)
 {
-	size_t i, k;
+	size_t i, k, j;
 
-	for (i = 0; i < n; i++)
-		for (k = 0; k < dim; k++)
-			y[i * dim + k] = (x[i * dim + k] - mean[k]) / std[k];
+	for (i = 0; i < n; i++) {
+		const float *xi = x + i * dim;
+		float *yi = y + i * dim;
+
+		for (k = 0; k + GNN_BLOCK <= dim; k += GNN_BLOCK)
+			for (j = 0; j < GNN_BLOCK; j++)
+				yi[k + j] = (xi[k + j] - mean[k + j]) / std[k + j];
+		for (; k < dim; k++)
+			yi[k] = (xi[k] - mean[k]) / std[k];
+	}
 }
 
 enum gnn_act gnn_act_of(enum gnn_layer_kind kind)
