@@ -276,9 +276,13 @@ int samples_load(const char *path, struct samples *s, gnn_error *err)
 	int rc = -1;
 
 	memset(s, 0, sizeof(*s));
-	if (!root) {
+	if (!root && jerr.line > 0) {
 		gnn_error_set(err, path, "", "invalid JSON at line %d, column %d: %s", jerr.line,
 			      jerr.column, jerr.text);
+		return -1;
+	}
+	if (!root) { /* could not open or read */
+		gnn_error_set(err, path, "", "%s", jerr.text);
 		return -1;
 	}
 	graphs = json_object_get(root, "graphs");
