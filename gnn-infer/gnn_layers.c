@@ -17,8 +17,8 @@
 
 #define GNN_BLOCK 16
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__) && \
-	defined(__has_attribute)
+#if !defined(GNN_NO_CLONES) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+	defined(__GLIBC__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define GNN_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
