@@ -250,28 +250,69 @@ GNN_INLINE void prefetch_row(const gnn_graph *g, const float *x, size_t dim, int
 	}
 }
 
-GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
-			      float *mean, float *max)
+/* Sixteen int32 lanes, the result type of comparing two v16. */
+typedef int32_t i16v __attribute__((vector_size(64)));
+
+/* m = v > m ? v : m lane by lane (the scalar max of accumulate_message). */
+#define VMAX_INTO(m, v)                                                              \
+	do {                                                                         \
+		const i16v gt_ = (v) > (m);                                          \
+		(m) = (v16)((gt_ & (i16v)(v)) | (~gt_ & (i16v)(m)));                 \
+	} while (0)
+
+/* Mean and max of the messages into columns [k, k+32) of row i, with the
+ * four accumulators in registers across the neighbours. */
+GNN_INLINE void aggregate_block32(const gnn_graph *g, const float *x, size_t dim, size_t i,
+				  size_t k, float *restrict mean, float *restrict max)
 {
 	const int32_t lo = g->offsets[i], hi = g->offsets[i + 1];
 	const int32_t end = g->offsets[g->n_vertices];
+	const v16 zero = {0};
+	v16 s0 = zero, s1 = zero, m0 = zero - INFINITY, m1 = zero - INFINITY, v0, v1;
 	int32_t e;
-	size_t k, j;
 
-	for (k = 0; k + GNN_BLOCK <= dim; k += GNN_BLOCK) {
-		for (j = 0; j < GNN_BLOCK; j++) {
-			mean[k + j] = 0.0f;
-			max[k + j] = -INFINITY;
-		}
-	}
-	for (; k < dim; k++) {
-		mean[k] = 0.0f;
-		max[k] = -INFINITY;
-	}
 	for (e = lo; e < hi; e++) {
-		prefetch_row(g, x, dim, e, end);
-		accumulate_message(x + (size_t)g->neighbours[e] * dim,
-				   g->edge_weights ? g->edge_weights[e] : 1.0f, dim, mean, max);
+		const float *xj = x + (size_t)g->neighbours[e] * dim + k;
+		const float wt = g->edge_weights ? g->edge_weights[e] : 1.0f;
+
+		if (k == 0)
+			prefetch_row(g, x, dim, e, end);
+		LOAD(v0, xj);
+		LOAD(v1, xj + 16);
+		v0 = wt * v0;
+		v1 = wt * v1;
+		s0 += v0;
+		s1 += v1;
+		VMAX_INTO(m0, v0);
+		VMAX_INTO(m1, v1);
+	}
+	memcpy(mean + k, &s0, sizeof(s0));
+	memcpy(mean + k + 16, &s1, sizeof(s1));
+	memcpy(max + k, &m0, sizeof(m0));
+	memcpy(max + k + 16, &m1, sizeof(m1));
+}
+
+GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
+			      float *restrict mean, float *restrict max)
+{
+	const int32_t lo = g->offsets[i], hi = g->offsets[i + 1];
+	const int32_t end = g->offsets[g->n_vertices];
+	size_t k = 0, j, rest;
+	int32_t e;
+
+	for (; k + 32 <= dim; k += 32)
+		aggregate_block32(g, x, dim, i, k, mean, max);
+	rest = k;
+	for (j = rest; j < dim; j++)
+		mean[j] = 0.0f;
+	for (j = rest; j < dim; j++)
+		max[j] = -INFINITY;
+	for (e = lo; e < hi && rest < dim; e++) {
+		if (rest == 0)
+			prefetch_row(g, x, dim, e, end);
+		accumulate_message(x + (size_t)g->neighbours[e] * dim + rest,
+				   g->edge_weights ? g->edge_weights[e] : 1.0f, dim - rest,
+				   mean + rest, max + rest);
 	}
 	if (hi == lo) {
 		for (k = 0; k < dim; k++)
@@ -331,20 +372,54 @@ GNN_INLINE void add_scaled(const float *restrict xj, float wt, size_t dim, float
 		z[k] += wt * xj[k];
 }
 
+/* GIN's sum into columns [k, k+32) of z, accumulators in registers. */
+GNN_INLINE void gin_sum_block32(const gnn_graph *g, const float *x, size_t dim, size_t i,
+				size_t k, float eps, float *restrict z)
+{
+	const int32_t end = g->offsets[g->n_vertices];
+	const v16 zero = {0};
+	v16 s0 = zero, s1 = zero, v0, v1;
+	int32_t e;
+
+	LOAD(v0, x + i * dim + k);
+	LOAD(v1, x + i * dim + k + 16);
+	s0 += (1.0f + eps) * v0;
+	s1 += (1.0f + eps) * v1;
+	for (e = g->offsets[i]; e < g->offsets[i + 1]; e++) {
+		const float *xj = x + (size_t)g->neighbours[e] * dim + k;
+		const float wt = g->edge_weights ? g->edge_weights[e] : 1.0f;
+
+		if (k == 0)
+			prefetch_row(g, x, dim, e, end);
+		LOAD(v0, xj);
+		LOAD(v1, xj + 16);
+		s0 += wt * v0;
+		s1 += wt * v1;
+	}
+	memcpy(z + k, &s0, sizeof(s0));
+	memcpy(z + k + 16, &s1, sizeof(s1));
+}
+
 GNN_INLINE void gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size_t i, float eps,
 			    float *z)
 {
 	const int32_t end = g->offsets[g->n_vertices];
+	size_t k = 0, rest;
 	int32_t e;
-	size_t k;
 
-	for (k = 0; k < dim; k++)
+	for (; k + 32 <= dim; k += 32)
+		gin_sum_block32(g, x, dim, i, k, eps, z);
+	rest = k;
+	if (rest == dim)
+		return;
+	for (k = rest; k < dim; k++)
 		z[k] = 0.0f;
-	add_scaled(x + i * dim, 1.0f + eps, dim, z);
+	add_scaled(x + i * dim + rest, 1.0f + eps, dim - rest, z + rest);
 	for (e = g->offsets[i]; e < g->offsets[i + 1]; e++) {
-		prefetch_row(g, x, dim, e, end);
-		add_scaled(x + (size_t)g->neighbours[e] * dim,
-			   g->edge_weights ? g->edge_weights[e] : 1.0f, dim, z);
+		if (rest == 0)
+			prefetch_row(g, x, dim, e, end);
+		add_scaled(x + (size_t)g->neighbours[e] * dim + rest,
+			   g->edge_weights ? g->edge_weights[e] : 1.0f, dim - rest, z + rest);
 	}
 }
 
