@@ -144,11 +144,13 @@ static void test_feature_spec(void **state)
 	assert_int_equal(gnn_model_check_features(m, GNN_VERTEX_FEATURES, good, 2, &err), 0);
 	assert_int_equal(gnn_model_check_features(m, GNN_SET_FEATURES, set, 1, &err), 0);
 	assert_int_equal(gnn_model_check_features(m, GNN_VERTEX_FEATURES, swapped, 2, &err), -1);
-	assert_string_equal(err.text, "vertex feature 0 is \"hops\" but the model expects \"free_cores\"");
+	assert_string_equal(err.text,
+			    "vertex feature 0 is \"hops\" but the model expects \"free_cores\"");
 	assert_int_equal(gnn_model_check_features(m, GNN_VERTEX_FEATURES, good, 1, &err), -1);
 	assert_string_equal(err.text, "1 vertex features given but the model expects 2");
 	assert_int_equal(gnn_model_check_features(m, GNN_SET_FEATURES, good, 2, &err), -1);
-	assert_string_equal(err.text, "set feature 0 is \"free_cores\" but the model expects \"job_size\"");
+	assert_string_equal(err.text,
+			    "set feature 0 is \"free_cores\" but the model expects \"job_size\"");
 	gnn_model_free(m);
 }
 
