@@ -26,8 +26,14 @@
  * name and second the HCA name within the host. */
 #define TOPO_FABRIC_DEFAULT_HOST_PATTERN "^([^ ]+) +([A-Za-z0-9_-]+)$"
 
+/* Default fabric-manager pattern: POSIX extended regex matched, ignoring
+ * case, against a CA's host name; a match marks the host as the fabric
+ * manager (UFM), which is reported and not used as a compute host. */
+#define TOPO_FABRIC_DEFAULT_MANAGER_PATTERN "ufm"
+
 typedef struct topo_fabric_opts {
-	const char *host_pattern; /* NULL: TOPO_FABRIC_DEFAULT_HOST_PATTERN */
+	const char *host_pattern;    /* NULL: TOPO_FABRIC_DEFAULT_HOST_PATTERN */
+	const char *manager_pattern; /* NULL: TOPO_FABRIC_DEFAULT_MANAGER_PATTERN */
 } topo_fabric_opts;
 
 typedef enum topo_fnode_type {

@@ -549,8 +549,10 @@ int topo_graph_canonicalize(topo_graph *g)
 		g->e[i].b = newid[g->e[i].b];
 		edge_orient(&g->e[i]);
 	}
-	qsort(g->e, g->ne, sizeof(*g->e), cmp_edge);
-	qsort(g->an, g->nan, sizeof(*g->an), cmp_anomaly);
+	if (g->ne) /* qsort's base must not be NULL, even for 0 elements */
+		qsort(g->e, g->ne, sizeof(*g->e), cmp_edge);
+	if (g->nan)
+		qsort(g->an, g->nan, sizeof(*g->an), cmp_anomaly);
 	free(order);
 	free(newid);
 	g->inc_valid = 0;
