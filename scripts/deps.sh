@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
 	build-essential autoconf automake libtool pkg-config
 	libhwloc-dev hwloc-nox libigraph-dev libjansson-dev libcurl4-openssl-dev libcmocka-dev
-	libibnetdisc-dev ibsim-utils infiniband-diags
+	libibnetdisc-dev libibmad-dev libibumad-dev ibsim-utils infiniband-diags
 	clang libclang-rt-14-dev
 	python3 ca-certificates
 )

@@ -7,7 +7,9 @@
 #   5. each libFuzzer target for a short, bounded time,
 #   6. `make distcheck`.
 # Ends with one line "N passed, N failed" and exits non-zero on any failure.
-# Set TOPOGNN_QUICK=1 to skip the sanitizer build, fuzzing and distcheck.
+# Set TOPOGNN_QUICK=1 to skip the sanitizer build, fuzzing and distcheck, and
+# TOPOGNN_SKIP_SLURM=1 to skip the real-cluster tests (only one Slurm cluster
+# can run on a machine at a time). CI sets neither.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -19,11 +21,18 @@ failures=()
 
 log() { printf '\n=== %s\n' "$*"; }
 
-# Count the cmocka cases a build's `make check` ran, from the tests' logs.
-count_cmocka() {
-	local dir=$1 p f
-	p=$(cat "$dir"/tests/*.log 2>/dev/null | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
-	f=$(cat "$dir"/tests/*.log 2>/dev/null | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | awk '{s+=$1} END {print s+0}')
+# Count what a build's `make check` ran, from the tests' logs: cmocka's
+# "[  PASSED  ] N test(s)" lines, and "N passed, N failed" of the test scripts.
+count_checks() {
+	local dir=$1 logs p f
+	logs=$(find "$dir/tests" -name '*.log' ! -name test-suite.log)
+	[[ -n $logs ]] || return 0
+	# shellcheck disable=SC2086
+	p=$(cat $logs | sed -n -e 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' \
+		-e 's/^\([0-9]*\) passed, [0-9]* failed.*/\1/p' | awk '{s+=$1} END {print s+0}')
+	# shellcheck disable=SC2086
+	f=$(cat $logs | sed -n -e 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' \
+		-e 's/^[0-9]* passed, \([0-9]*\) failed.*/\1/p' | awk '{s+=$1} END {print s+0}')
 	passed=$((passed + p))
 	failed=$((failed + f))
 }
@@ -70,14 +79,15 @@ check() {
 	local dir=$1 rc t
 	(cd "$dir" && make -j"$jobs" check >/dev/null 2>&1)
 	rc=$?
-	count_cmocka "$dir"
+	count_checks "$dir"
 	for t in "$dir"/tests/*.trs; do
 		[[ -e $t ]] || continue
 		grep -q ':test-result: PASS' "$t" && continue
 		echo "failed: $(basename "$t" .trs) (see ${t%.trs}.log)"
 		tail -n 20 "${t%.trs}.log"
 		# a crash (sanitizer report, signal) leaves no cmocka count: count it here
-		grep -q '^\[  FAILED  \]' "${t%.trs}.log" || failed=$((failed + 1))
+		grep -q -E '^(\[  FAILED  \]|[0-9]+ passed, [1-9][0-9]* failed)' "${t%.trs}.log" ||
+			failed=$((failed + 1))
 	done
 	return $rc
 }
@@ -85,23 +95,28 @@ check() {
 step "dependencies" scripts/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 step "autogen" ./autogen.sh >/dev/null 2>&1 || { echo "0 passed, 1 failed"; exit 1; }
 
-if step "build" build _build/default; then
+if step "build" build _build/default --with-ibnetdisc; then
 	log "unit tests (make check)"
 	check _build/default || failures+=("unit tests")
 fi
 
 if [[ -z ${TOPOGNN_QUICK:-} ]]; then
-	if step "build with ASan/UBSan" build _build/asan --enable-sanitizers; then
+	if step "build with ASan/UBSan" build _build/asan --enable-sanitizers --with-ibnetdisc; then
 		log "unit tests under ASan/UBSan"
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 			check _build/asan || failures+=("unit tests (ASan/UBSan)")
 	fi
 fi
 
-for t in tests/integration/*.sh; do
-	[[ -x $t ]] || continue
-	integration "integration: $(basename "$t" .sh)" "$t" "$top/_build/default"
-done
+# Real Slurm 24.11 (built from Debian's source package into .local/slurm) and
+# a one-machine cluster of 32 slurmd started and stopped by each test.
+if [[ -n ${TOPOGNN_SKIP_SLURM:-} ]]; then
+	log "Slurm tests skipped (TOPOGNN_SKIP_SLURM is set)"
+elif step "Slurm 24.11 build" scripts/build-slurm.sh; then
+	for t in tests/slurm/test_*.sh; do
+		integration "slurm: $(basename "$t" .sh)" "$t"
+	done
+fi
 
 if [[ -z ${TOPOGNN_QUICK:-} ]]; then
 	if compgen -G "fuzz/fuzz_*.c" >/dev/null; then

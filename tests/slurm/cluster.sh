@@ -147,7 +147,13 @@ write_config() {
     ( umask 077; head -c 1024 /dev/urandom > "$etc_dir/slurm.key" )
     chmod 0600 -- "$etc_dir/slurm.key"
 
-    if [[ -n "$topo_conf" ]]; then cp -- "$topo_conf" "$etc_dir/topology.conf"; fi
+    if [[ -n "$topo_conf" ]]; then
+        cp -- "$topo_conf" "$etc_dir/topology.conf"
+    elif [[ "$topo_plugin" == topology/tree ]]; then
+        # Without the file topology/tree retries for 60 s, then slurmctld dies.
+        log "no TOPOGNN_TOPOLOGY_CONF: writing a flat topology.conf (one switch, all nodes)"
+        printf 'SwitchName=s0 Nodes=%s\n' "$(node_range)" > "$etc_dir/topology.conf"
+    fi
     if [[ -n "$extra_files" ]]; then
         IFS=: read -r -a files <<< "$extra_files"
         for f in "${files[@]}"; do
@@ -174,7 +180,7 @@ write_config() {
         printf 'ProctrackType=proctrack/linuxproc\nTaskPlugin=task/none\n'
         printf 'JobAcctGatherType=jobacct_gather/none\n'
         printf 'AccountingStorageType=accounting_storage/none\n'
-        printf 'MpiDefault=none\n'
+        printf 'MpiDefault=none\nMailProg=/bin/true\n'
         printf 'SlurmdParameters=config_overrides\n'
         printf 'SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n'
         printf 'TopologyPlugin=%s\n' "$topo_plugin"
@@ -216,19 +222,44 @@ wait_idle() {
     return 1
 }
 
+# Show the logs, stop whatever this run started, and fail.
+start_failed() {
+    show_logs
+    cmd_stop || true
+    die "$*"
+}
+
 start_ctld() {
-    local extra=("$@") deadline
-    slurmctld -f "$conf" "${extra[@]}" \
-        || { show_logs; die "slurmctld failed to start"; }
+    local extra=("$@") deadline started=$SECONDS
+    slurmctld -f "$conf" "${extra[@]}" || start_failed "slurmctld failed to start"
     deadline=$(( SECONDS + timeout_s ))
     until timeout 5 scontrol ping 2>/dev/null | grep -q 'is UP'; do
-        if (( SECONDS >= deadline )); then
-            show_logs
-            die "slurmctld did not answer scontrol ping within ${timeout_s}s"
+        (( SECONDS < deadline )) \
+            || start_failed "slurmctld did not answer scontrol ping within ${timeout_s}s"
+        # The daemon writes its pid file at once; gone after that means it died.
+        if (( SECONDS - started >= 3 )) && ! ctld_pid >/dev/null; then
+            start_failed "slurmctld exited during startup"
         fi
         sleep 0.5
     done
     log "slurmctld up (pid $(ctld_pid))"
+}
+
+# auth/slurm clients get their tokens from the daemons' fixed UNIX sockets
+# (/run/slurm/sack.socket, /run/slurmctld/sack.socket), and each daemon replaces
+# the socket at start: two clusters on one machine break each other's auth.
+check_no_other_cluster() {
+    local stat comm pid others=""
+    for stat in /proc/[0-9]*/stat; do
+        pid=${stat#/proc/}; pid=${pid%/stat}
+        read -r comm 2>/dev/null < "/proc/$pid/comm" || continue
+        case "$comm" in slurmctld|slurmd|slurmdbd|sackd) ;; *) continue ;; esac
+        # A zombie holds no socket; skip it.
+        [[ "$(awk '{print $3}' "$stat" 2>/dev/null)" == Z ]] && continue
+        others+="  pid $pid: $(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)"$'\n'
+    done
+    [[ -z "$others" ]] || die "other Slurm daemons run on this machine; only one cluster at a time" \
+        "can (auth/slurm shares /run/slurm*/sack.socket). Stop them first:"$'\n'"$others"
 }
 
 cmd_start() {
@@ -236,16 +267,17 @@ cmd_start() {
         log "cluster in $run_dir is running: stopping it first"
         cmd_stop
     fi
+    check_no_other_cluster
     check_ports_free
     write_config
     start_ctld -i
     local i
     for (( i = 1; i <= nodes; i++ )); do
         slurmd -f "$conf" -N "$(node_name "$i")" \
-            || { show_logs; die "slurmd -N $(node_name "$i") failed to start"; }
+            || start_failed "slurmd -N $(node_name "$i") failed to start"
     done
     log "started $nodes slurmd"
-    wait_idle || die "cluster did not become idle"
+    wait_idle || { cmd_stop || true; die "cluster did not become idle"; }
 }
 
 # Wait until none of the given pids is alive; true when all are gone.

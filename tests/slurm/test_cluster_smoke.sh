@@ -137,6 +137,56 @@ else
     fail "the $JOBS jobs occupy ${#leaf_owner[@]} distinct whole leaves"
 fi
 
+# ---- a fragmented leaf: topology/tree must not straddle it -----------------
+# A 4-node job holds half of one leaf; an 8-node job must then take a whole free
+# leaf (Slurm's generic consecutive best-fit would take the 8 nodes right after
+# the small job, straddling two leaves).
+if small=$(timeout 10 sbatch --parsable --exclusive -N 4 --job-name=smoke-frag \
+        --chdir="$work" --output=/dev/null --wrap 'sleep 60'); then
+    small=${small%%;*}
+    deadline=$(( SECONDS + 30 ))
+    small_state=""
+    while (( SECONDS < deadline )); do
+        small_state=$(timeout 10 squeue -h -j "$small" -o '%T' 2>/dev/null || true)
+        [[ "$small_state" == RUNNING ]] && break
+        sleep 0.5
+    done
+    small_nodes=$(timeout 10 squeue -h -j "$small" -o '%N' 2>/dev/null || true)
+    mapfile -t hosts < <(timeout 10 scontrol show hostnames "$small_nodes" 2>/dev/null || true)
+    small_leaves=$(printf '%s\n' "${hosts[@]}" | sed -n 's/^n\([0-9]\{3\}\)$/\1/p' \
+        | while read -r n; do echo $(( (10#$n - 1) / PER_LEAF + 1 )); done | sort -u | tr '\n' ' ')
+    if [[ "$small_state" == RUNNING && ${#hosts[@]} -eq 4 && "$small_leaves" =~ ^[0-9]+\ $ ]]; then
+        pass "4-node job $small runs on $small_nodes (leaf${small_leaves% })"
+    else
+        fail "4-node job $small: state '$small_state', nodes '$small_nodes', leaves '$small_leaves'"
+    fi
+
+    if big=$(timeout 10 sbatch --parsable --exclusive -N "$PER_LEAF" --job-name=smoke-big \
+            --chdir="$work" --output=/dev/null --wrap 'sleep 1'); then
+        big=${big%%;*}
+        deadline=$(( SECONDS + JOB_TIMEOUT ))
+        until [[ -n "$(record "$big")" ]] || (( SECONDS >= deadline )); do sleep 0.5; done
+        rec=$(record "$big")
+        nodelist=$(field "$rec" NodeList)
+        mapfile -t hosts < <(timeout 10 scontrol show hostnames "$nodelist" 2>/dev/null || true)
+        big_leaves=$(printf '%s\n' "${hosts[@]}" | sed -n 's/^n\([0-9]\{3\}\)$/\1/p' \
+            | while read -r n; do echo $(( (10#$n - 1) / PER_LEAF + 1 )); done | sort -u | tr '\n' ' ')
+        if [[ -z "$rec" ]]; then
+            fail "8-node job $big: no completion record within ${JOB_TIMEOUT}s"
+        elif [[ ${#hosts[@]} -eq $PER_LEAF && "$big_leaves" =~ ^[0-9]+\ $ \
+                && "$big_leaves" != "$small_leaves" ]]; then
+            pass "8-node job $big took a whole free leaf: $nodelist"
+        else
+            fail "8-node job $big got $nodelist (leaves $big_leaves; 4-node job on leaf $small_leaves)"
+        fi
+    else
+        fail "sbatch 8-node job beside the fragment"
+    fi
+    timeout 10 scancel "$small" || true
+else
+    fail "sbatch 4-node fragment job"
+fi
+
 # ---- teardown, then the summary as the last line ---------------------------
 if "$cluster" stop; then
     pass "cluster stopped"
