@@ -206,11 +206,14 @@ void telem_credentials_wipe(telem_credentials *c)
 static int credentials_parse(const char *path, char *buf, telem_credentials *out, topo_error *err)
 {
 	int lineno = 0;
-	char *save = NULL;
+	char *next = buf;
 
-	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *word, *secret, *end;
+	while (next) {
+		char *line = next, *word, *secret, *end;
 
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
 		lineno++;
 		while (*line == ' ' || *line == '\t')
 			line++;
@@ -355,6 +358,8 @@ static int series_labels(json_t *metric, series *s)
 	const char *port = label(metric, "port");
 	long p;
 
+	if (host && !*host)
+		host = NULL;
 	if (!json_is_object(metric) || !name || !dev || !port || (!host && !inst))
 		return -1;
 	if ((s->metric = metric_index(name)) < 0 || parse_long(port, 1, MAX_IB_PORT, &p))
@@ -362,7 +367,7 @@ static int series_labels(json_t *metric, series *s)
 	if (!valid_name(dev, MAX_DEVICE_LEN, 0))
 		return -1;
 	s->port = (int)p;
-	s->host = host && *host ? strdup(host) : host_of_instance(inst);
+	s->host = host ? strdup(host) : host_of_instance(inst);
 	if (!s->host || !valid_name(s->host, MAX_HOST_LEN, 1) || !(s->device = strdup(dev)))
 		return -1;
 	return 0;
