@@ -30,6 +30,7 @@
 #define MAX_HOST_LEN 255
 #define MAX_DEVICE_LEN 64
 #define MAX_IB_PORT 255
+#define MAX_BACKOFF_MS 10000L
 
 /* Metric names, in telem_counter order, then the gauge. */
 static const char *const metric_name[NMETRICS] = {
@@ -975,8 +976,9 @@ int telem_client_fetch(telem_client *c, double now, telem_reply *out, topo_error
 	for (; attempts <= c->cfg.retries; attempts++) {
 		CURLcode rc;
 
-		if (attempts > 0)
-			sleep_ms(c->cfg.backoff_ms << (attempts - 1 < 16 ? attempts - 1 : 16));
+		if (attempts > 0) /* doubling, but never more than MAX_BACKOFF_MS per wait */
+			sleep_ms(c->cfg.backoff_ms << (attempts - 1) > MAX_BACKOFF_MS
+				 ? MAX_BACKOFF_MS : c->cfg.backoff_ms << (attempts - 1));
 		c->len = 0;
 		c->too_big = 0;
 		errbuf[0] = 0;
