@@ -12,7 +12,12 @@
  *
  * Usage: telemetry_probe --url URL [--window S] [--max-age S] [--retries N]
  *        [--backoff-ms N] [--timeout-ms N] [--connect-timeout-ms N]
- *        [--credentials FILE] [--repeat N]
+ *        [--credentials FILE] [--repeat N] [--graph two-rail|rail3] [--place N]
+ * --graph rail3 uses tests/place_graphs.h's rail_graph(3) (groups su1..su3,
+ * hosts n01..n12, leaves suX-0/suX-1 with one 400 Gb/s up-link each);
+ * --place N then asks the placement engine (model policy) for N exclusive
+ * communication-heavy hosts before and after applying the snapshot's leaf
+ * estimates, and prints both choices.
  * Prints "error: TEXT" and exits 2 when the client fails (with --repeat,
  * prints how many failures the log-once helper asked to log).
  */
@@ -22,7 +27,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "place.h"
+#include "place_graphs.h"
 #include "telemetry.h"
+#include "telemetry_place.h"
 #include "topo_graph.h"
 
 static int add_hca(topo_graph *g, int host, const char *local, const char *device, int leaf)
@@ -98,6 +106,57 @@ static void print_snapshot(const topo_graph *g, const telem_snapshot *s)
 	       s->nstale, s->nskipped, s->nunmapped);
 }
 
+/* Hosts of a choice as "n01,n02". */
+static void print_hosts(const place_cluster *c, const place_choice *ch)
+{
+	for (int i = 0; i < ch->nhosts; i++)
+		printf("%s%s", i ? "," : "", place_cluster_host_name(c, ch->hosts[i]));
+}
+
+/* Placement of n hosts before and after the snapshot's leaf estimates. */
+static int place_with_telemetry(const topo_graph *g, const telem_snapshot *s, int n)
+{
+	place_config pcfg;
+	place_decision d;
+	place_request r;
+	topo_error err;
+	place_cluster *c = place_cluster_new(g, &err);
+	place_state *st = c ? place_state_new(c) : NULL;
+	place_engine *e;
+	int applied, unknown, rc = -1;
+
+	place_config_init(&pcfg);
+	e = st ? place_engine_new(c, &pcfg, &err) : NULL;
+	if (!e)
+		goto out;
+	memset(&r, 0, sizeof(r));
+	r.job_id = 1;
+	r.min_hosts = n;
+	r.exclusive = 1;
+	r.comm.cls = PLACE_COMM_HEAVY;
+	r.comm.pattern = PLACE_PATTERN_RING;
+	r.comm.bytes_per_iter = 1e9;
+	r.comm.compute_s_per_iter = 0.1;
+	if (place_decide(e, st, &r, PLACE_POLICY_MODEL, PLACE_POLICY_MODEL, &d))
+		goto out;
+	printf("place before=");
+	print_hosts(c, &d.chosen);
+	applied = telem_apply_to_state(s, st, &unknown);
+	if (place_decide(e, st, &r, PLACE_POLICY_MODEL, PLACE_POLICY_MODEL, &d))
+		goto out;
+	printf(" after=");
+	print_hosts(c, &d.chosen);
+	printf(" applied=%d unknown=%d\n", applied, unknown);
+	rc = 0;
+out:
+	if (rc)
+		printf("error: placement failed\n");
+	place_engine_free(e);
+	place_state_free(st);
+	place_cluster_free(c);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	telem_config cfg;
@@ -106,7 +165,7 @@ int main(int argc, char **argv)
 	topo_error err;
 	topo_graph *g;
 	char buf[TOPO_ERROR_TEXT_LEN + TOPO_ERROR_SOURCE_LEN + 8];
-	int repeat = 1, logged = 0, failed = 0;
+	int repeat = 1, logged = 0, failed = 0, place = 0, rail3 = 0;
 	static const struct { const char *flag, *key; } opts[] = {
 		{ "--url", "TelemetryURL" },
 		{ "--window", "TelemetryWindowSec" },
@@ -122,8 +181,12 @@ int main(int argc, char **argv)
 	for (int i = 1; i + 1 < argc; i += 2) {
 		size_t k;
 
-		if (!strcmp(argv[i], "--repeat")) {
-			repeat = atoi(argv[i + 1]);
+		if (!strcmp(argv[i], "--repeat") || !strcmp(argv[i], "--place")) {
+			*(!strcmp(argv[i], "--repeat") ? &repeat : &place) = atoi(argv[i + 1]);
+			continue;
+		}
+		if (!strcmp(argv[i], "--graph")) {
+			rail3 = !strcmp(argv[i + 1], "rail3");
 			continue;
 		}
 		for (k = 0; k < sizeof(opts) / sizeof(opts[0]) && strcmp(argv[i], opts[k].flag); k++)
@@ -137,7 +200,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!(g = build_graph())) {
+	if (!(g = rail3 ? rail_graph(3) : build_graph())) {
 		fprintf(stderr, "telemetry_probe: cannot build the graph\n");
 		return 1;
 	}
@@ -161,6 +224,8 @@ int main(int argc, char **argv)
 			continue;
 		}
 		print_snapshot(g, &s);
+		if (place > 0 && place_with_telemetry(g, &s, place))
+			failed++;
 		telem_snapshot_free(&s);
 	}
 	if (failed)

@@ -115,16 +115,20 @@ make_port "$sys1" mlx5_1
 make_port "$sys1" mlx5_2 # not in the graph: counted as unmapped
 make_port "$sys2" mlx5_0
 make_port "$sys2" mlx5_1
+sys3=$tmp/n05/sys # n05 of the rail3 graph, for the placement check
+make_port "$sys3" mlx5_0
+make_port "$sys3" mlx5_1
 
 # Driven rates in 4-byte words per second (Gb/s * 1e9 / 8 / 4):
 #   node0001 mlx5_0 tx 40 Gb/s, rx 10 Gb/s; node0001 mlx5_1 tx 5 Gb/s;
 #   node0002 mlx5_0 tx 20 Gb/s; everything else idle.
+#   n05 mlx5_0 and mlx5_1 tx 360 Gb/s each (its leaves' 400 Gb/s up-links 90% busy).
 # node0001 mlx5_0 link_error_recovery jumps 0 -> 7 once $tmp/errors exists.
 put() { # put FILE VALUE: atomic replace, the exporter never sees half a file
 	printf '%s\n' "$2" >"$1.tmp" && mv -f "$1.tmp" "$1"
 }
 writer() {
-	local t0 now us c1="$sys1/class/infiniband" c2="$sys2/class/infiniband"
+	local t0 now us c1="$sys1/class/infiniband" c2="$sys2/class/infiniband" c3="$sys3/class/infiniband"
 	t0=${EPOCHREALTIME/./}
 	while :; do
 		now=${EPOCHREALTIME/./}
@@ -133,6 +137,8 @@ writer() {
 		put "$c1/mlx5_0/ports/1/counters/port_rcv_data" $((312500000 * us / 1000000))
 		put "$c1/mlx5_1/ports/1/counters/port_xmit_data" $((156250000 * us / 1000000))
 		put "$c2/mlx5_0/ports/1/counters/port_xmit_data" $((625000000 * us / 1000000))
+		put "$c3/mlx5_0/ports/1/counters/port_xmit_data" $((11250 * us))
+		put "$c3/mlx5_1/ports/1/counters/port_xmit_data" $((11250 * us))
 		if [ -e "$tmp/errors" ]; then
 			put "$c1/mlx5_0/ports/1/counters/link_error_recovery" 7
 		fi
@@ -145,6 +151,7 @@ pids+=($!)
 # ---- servers --------------------------------------------------------------------
 p1=$(free_port)
 p2=$(free_port)
+p3=$(free_port)
 pp=$(free_port)
 "$NODE_EXPORTER" --web.listen-address="127.0.0.1:$p1" --path.sysfs="$sys1" \
 	--collector.disable-defaults --collector.infiniband >"$tmp/ne1.log" 2>&1 &
@@ -166,6 +173,8 @@ scrape_configs:
         labels: {instance: node0001}
       - targets: ['127.0.0.1:$p2']
         labels: {host: node0002}
+      - targets: ['127.0.0.1:$p3'] # started later
+        labels: {instance: n05}
 EOF
 "$PROMETHEUS" --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
 	--web.listen-address="127.0.0.1:$pp" --log.level=warn >"$tmp/prometheus.log" 2>&1 &
@@ -242,6 +251,24 @@ check "node0001/mlx5_0 counted 7 link error recoveries in the window" \
 line=$(printf '%s\n' "$out" | grep "^summary ")
 check "4 links, 2 leaves, nothing stale, node0001/mlx5_2 unmapped" \
 	$([ "$line" = "summary links=4 leaves=2 stale=0 skipped=0 unmapped=1" ]; echo $?) "got: $line"
+
+# ---- a congested group is avoided by the next placement ----------------------------
+"$NODE_EXPORTER" --web.listen-address="127.0.0.1:$p3" --path.sysfs="$sys3" \
+	--collector.disable-defaults --collector.infiniband >"$tmp/ne3.log" 2>&1 &
+pids+=($!)
+sleep 3.5
+out=$("$PROBE" --url "$URL" --graph rail3 --place 6 --window $WINDOW --max-age 3 2>&1)
+rc=$?
+echo "$out" | sed 's/^/  | /'
+for l in su2-0 su2-1; do
+	line=$(printf '%s\n' "$out" | grep "^leaf $l ")
+	near "$(field "$line" util)" 0.90 0.045
+	check "rail3 graph: n05's 360 Gb/s loads leaf $l's 400 Gb/s up-link to 0.90" $? "got: $line"
+done
+line=$(printf '%s\n' "$out" | grep "^place ")
+check "6-host heavy job: su1+su2 without telemetry, su1+su3 once su2's leaves are 90% busy" \
+	$([ $rc -eq 0 ] && [ "$line" = "place before=n01,n02,n03,n04,n05,n06 after=n01,n02,n03,n04,n09,n10 applied=2 unknown=0" ]; echo $?) \
+	"exit $rc: $line"
 
 # ---- credentials ------------------------------------------------------------------
 echo "bearer s3cret-token" >"$tmp/cred-open"
