@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "telemetry.h"
+#include "telemetry_place.h"
 
 #define NOW 1700000100.0
 
@@ -233,6 +234,36 @@ static void test_snapshot_on_graph(void **state)
 	free(body);
 }
 
+static void test_apply_to_state(void **state)
+{
+	topo_graph *g = small_graph();
+	topo_error err;
+	place_cluster *c = place_cluster_new(g, &err);
+	place_state *st;
+	telem_leaf leaves[3] = {
+		{ .name = "leaf-a", .util = 0.5 },
+		{ .name = "ghost-leaf", .util = 0.7 },
+		{ .name = "spine-a", .util = -1 }, /* unknown estimate: skipped */
+	};
+	telem_snapshot snap = { .nleaves = 3, .leaves = leaves };
+	uint64_t v;
+	int unknown = -1;
+
+	(void)state;
+	assert_non_null(c);
+	st = place_state_new(c);
+	assert_non_null(st);
+	v = place_state_version(st);
+	assert_int_equal(telem_apply_to_state(&snap, st, &unknown), 1);
+	assert_int_equal(unknown, 1);
+	assert_true(place_state_version(st) == v + 1);
+	assert_int_equal(telem_clear_from_state(&snap, st), 1);
+	assert_true(place_state_version(st) == v + 2);
+	place_state_free(st);
+	place_cluster_free(c);
+	topo_graph_free(g);
+}
+
 static void test_config(void **state)
 {
 	telem_config cfg;
@@ -372,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_stale_and_skipped),
 		cmocka_unit_test(test_malformed_replies),
 		cmocka_unit_test(test_snapshot_on_graph),
+		cmocka_unit_test(test_apply_to_state),
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_credentials),
 		cmocka_unit_test(test_log_once),
