@@ -12,13 +12,22 @@ cflags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefin
 	-Itopo -Ignn-infer -I_build/default -DHAVE_IBNETDISC=1)
 # shellcheck disable=SC2207
 libs=($(pkg-config --cflags --libs hwloc jansson igraph libcurl libibnetdisc libibmad libibumad) -lm)
-sources=(topo/*.c)
+sources=(topo/*.c gnn-infer/*.c)
 status=0
+# the library sources once, instrumented; each target then only links
+mkdir -p "$out/obj"
+objs=()
+for src in "${sources[@]}"; do
+	obj=$out/obj/$(echo "$src" | tr / _).o
+	clang "${cflags[@]/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,}" -c "$src" -o "$obj" \
+		$(pkg-config --cflags hwloc jansson igraph libcurl libibnetdisc)
+	objs+=("$obj")
+done
 for target in fuzz/fuzz_*.c; do
 	name=$(basename "$target" .c)
 	corpus_name=${name#fuzz_}
 	echo "fuzz: building $name"
-	clang "${cflags[@]}" "$target" "${sources[@]}" "${libs[@]}" -o "$out/$name"
+	clang "${cflags[@]}" "$target" "${objs[@]}" "${libs[@]}" -o "$out/$name"
 	work=$(mktemp -d)
 	[[ -d fuzz/corpus/$corpus_name ]] && cp -r "fuzz/corpus/$corpus_name/." "$work/"
 	echo "fuzz: running $name for ${seconds}s"
