@@ -34,7 +34,6 @@ const char plugin_name[] = "topognn PrEp plugin";
 const char plugin_type[] = "prep/topognn";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-#define PREP_PREFIX "prep/topognn: "
 #define TOPO_SO "/topology_topognn.so"
 
 typedef int (*commit_fn_t)(job_record_t *job_ptr);
@@ -67,15 +66,15 @@ static commit_fn_t _commit_fn(void)
 	lookup_done = true;
 	dl_iterate_phdr(_find_topo_so, &path);
 	if (!path) {
-		error(PREP_PREFIX "topology/topognn is not loaded (TopologyPlugin=topology/topognn?): no decisions are committed");
+		error("topology/topognn is not loaded (TopologyPlugin=topology/topognn?): no decisions are committed");
 		goto done;
 	}
 	if (!(topo_handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD))) {
-		error(PREP_PREFIX "dlopen(%s): %s", path, dlerror());
+		error("dlopen(%s): %s", path, dlerror());
 		goto done;
 	}
 	if (!(commit_fn = dlsym(topo_handle, "topognn_commit_job")))
-		error(PREP_PREFIX "%s has no topognn_commit_job: version mismatch?",
+		error("%s has no topognn_commit_job: version mismatch?",
 		      path);
 done:
 	xfree(path);
@@ -120,7 +119,7 @@ extern int prep_p_prolog_slurmctld(job_record_t *job_ptr, bool *async)
 
 	*async = false;
 	if ((fn = _commit_fn()) && fn(job_ptr) != SLURM_SUCCESS)
-		debug(PREP_PREFIX "%pJ: commit failed", job_ptr);
+		debug("%pJ: commit failed", job_ptr);
 	return SLURM_SUCCESS;
 }
 

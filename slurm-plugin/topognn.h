@@ -31,7 +31,6 @@
 #include "place.h"
 #include "topo_graph.h"
 
-#define TOPOGNN_PREFIX "topology/topognn: "
 
 typedef enum {
 	TOPOGNN_MODE_OFF = 0,	/* Slurm's generic selection decides */

@@ -141,7 +141,7 @@ static int _parse_class_rule(topognn_conf_t *conf, const char *file,
 	long n;
 
 	if ((c = place_comm_class_parse(cls)) < 0) {
-		error(TOPOGNN_PREFIX "%s:%d: unknown job class \"%s\" (want none, light or heavy)",
+		error("%s:%d: unknown job class \"%s\" (want none, light or heavy)",
 		      file, line, cls);
 		return -1;
 	}
@@ -154,7 +154,7 @@ static int _parse_class_rule(topognn_conf_t *conf, const char *file,
 	     tok = strtok_r(NULL, " \t", &save)) {
 		_split_kv(tok, &key, &val);
 		if (!val || !val[0]) {
-			error(TOPOGNN_PREFIX "%s:%d: ClassRule option \"%s\" needs a value",
+			error("%s:%d: ClassRule option \"%s\" needs a value",
 			      file, line, key);
 			goto fail;
 		}
@@ -181,12 +181,12 @@ static int _parse_class_rule(topognn_conf_t *conf, const char *file,
 			else if (!xstrcasecmp(val, "pipeline"))
 				rule.pattern = PLACE_PATTERN_PIPELINE;
 			else {
-				error(TOPOGNN_PREFIX "%s:%d: unknown Pattern \"%s\" (want ring, alltoall or pipeline)",
+				error("%s:%d: unknown Pattern \"%s\" (want ring, alltoall or pipeline)",
 				      file, line, val);
 				goto fail;
 			}
 		} else {
-			error(TOPOGNN_PREFIX "%s:%d: bad ClassRule option \"%s=%s\"",
+			error("%s:%d: bad ClassRule option \"%s=%s\"",
 			      file, line, key, val);
 			goto fail;
 		}
@@ -217,7 +217,7 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 	tok = text;
 	_split_kv(tok, &key, &val);
 	if (!val || !val[0]) {
-		error(TOPOGNN_PREFIX "%s:%d: \"%s\" is not Key=Value",
+		error("%s:%d: \"%s\" is not Key=Value",
 		      file, line, key);
 		return -1;
 	}
@@ -225,7 +225,7 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 		while (isspace((unsigned char) *rest))
 			rest++;
 		if (*rest) {
-			error(TOPOGNN_PREFIX "%s:%d: unexpected text after %s=%s: \"%s\"",
+			error("%s:%d: unexpected text after %s=%s: \"%s\"",
 			      file, line, key, val, rest);
 			return -1;
 		}
@@ -248,33 +248,33 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 		else if (!xstrcasecmp(val, "off"))
 			conf->mode = TOPOGNN_MODE_OFF;
 		else {
-			error(TOPOGNN_PREFIX "%s:%d: Mode must be enforce, shadow or off, not \"%s\"",
+			error("%s:%d: Mode must be enforce, shadow or off, not \"%s\"",
 			      file, line, val);
 			return -1;
 		}
 	} else if (!xstrcasecmp(key, "Policy")) {
 		if ((p = place_policy_parse(val)) < 0) {
-			error(TOPOGNN_PREFIX "%s:%d: unknown Policy \"%s\"",
+			error("%s:%d: unknown Policy \"%s\"",
 			      file, line, val);
 			return -1;
 		}
 		conf->policy = p;
 	} else if (!xstrcasecmp(key, "Candidates")) {
 		if (_parse_uint(val, 4096, &n) || n < 1) {
-			error(TOPOGNN_PREFIX "%s:%d: Candidates must be 1..4096, not \"%s\"",
+			error("%s:%d: Candidates must be 1..4096, not \"%s\"",
 			      file, line, val);
 			return -1;
 		}
 		conf->candidates = n;
 	} else if (!xstrcasecmp(key, "FragWeight")) {
 		if (_parse_double(val, &conf->frag_weight)) {
-			error(TOPOGNN_PREFIX "%s:%d: FragWeight must be a number >= 0, not \"%s\"",
+			error("%s:%d: FragWeight must be a number >= 0, not \"%s\"",
 			      file, line, val);
 			return -1;
 		}
 	} else if (!xstrcasecmp(key, "FatalOnError")) {
 		if (_parse_bool(val, &b)) {
-			error(TOPOGNN_PREFIX "%s:%d: FatalOnError must be yes or no, not \"%s\"",
+			error("%s:%d: FatalOnError must be yes or no, not \"%s\"",
 			      file, line, val);
 			return -1;
 		}
@@ -282,7 +282,7 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 	} else if (!xstrcasecmp(key, "ClassRule")) {
 		return _parse_class_rule(conf, file, line, val, rest);
 	} else {
-		error(TOPOGNN_PREFIX "%s:%d: unknown key \"%s\"", file, line,
+		error("%s:%d: unknown key \"%s\"", file, line,
 		      key);
 		return -1;
 	}
@@ -298,7 +298,7 @@ extern int topognn_conf_read(const char *path, topognn_conf_t *conf)
 	topognn_conf_init(conf);
 	conf->path = xstrdup(path);
 	if (!(fp = fopen(path, "r"))) {
-		error(TOPOGNN_PREFIX "%s: cannot open: %m", path);
+		error("%s: cannot open: %m", path);
 		return SLURM_ERROR;
 	}
 	while (fgets(buf, sizeof(buf), fp)) {
@@ -306,7 +306,7 @@ extern int topognn_conf_read(const char *path, topognn_conf_t *conf)
 
 		line++;
 		if (!strchr(buf, '\n') && !feof(fp)) {
-			error(TOPOGNN_PREFIX "%s:%d: line longer than %d characters",
+			error("%s:%d: line longer than %d characters",
 			      path, line, MAX_LINE - 1);
 			rc = SLURM_ERROR;
 			break;
@@ -326,7 +326,7 @@ extern int topognn_conf_read(const char *path, topognn_conf_t *conf)
 	fclose(fp);
 	if (rc == SLURM_SUCCESS && !conf->graph_file &&
 	    conf->mode != TOPOGNN_MODE_OFF) {
-		error(TOPOGNN_PREFIX "%s: no GraphFile= line", path);
+		error("%s: no GraphFile= line", path);
 		rc = SLURM_ERROR;
 	}
 	if (rc == SLURM_SUCCESS && conf->model_file &&

@@ -124,7 +124,7 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 
 		for (int i = 0; next_node_bitmap(req_map, &i); i++) {
 			if (i >= ctx->node_cnt || ctx->node_host[i] < 0) {
-				debug(TOPOGNN_PREFIX "%pJ requires node %s, which the graph lacks: generic selection",
+				debug("%pJ requires node %s, which the graph lacks: generic selection",
 				      job_ptr, node_record_table_ptr[i]->name);
 				return -1;
 			}
@@ -166,7 +166,7 @@ static int _decide(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	rc = place_decide(ctx->engine, ctx->state, &req, ctx->conf.policy,
 			  PLACE_POLICY_LINEAR, dec);
 	if (rc || !dec->ok) {
-		debug(TOPOGNN_PREFIX "%pJ: engine found no placement: %s",
+		debug("%pJ: engine found no placement: %s",
 		      topo_eval->job_ptr, dec->reason);
 		return req.max_groups ? -2 : -1;
 	}
@@ -378,13 +378,13 @@ static int _eval_enforce(topology_eval_t *topo_eval)
 	if (rc == SLURM_SUCCESS) {
 		if (slurm_conf.debug_flags & DEBUG_FLAG_SELECT_TYPE) {
 			char *names = bitmap2node_name(topo_eval->node_map);
-			info(TOPOGNN_PREFIX "%pJ: %s (%s, %d groups, cost %.3g)",
+			info("%pJ: %s (%s, %d groups, cost %.3g)",
 			     job_ptr, names, dec.chosen.kind,
 			     dec.chosen.groups, dec.chosen.cost);
 			xfree(names);
 		}
 	} else {
-		debug(TOPOGNN_PREFIX "%pJ: engine's hosts not usable by Slurm's per-node rules: generic selection",
+		debug("%pJ: engine's hosts not usable by Slurm's per-node rules: generic selection",
 		      job_ptr);
 		/* Hand Slurm back what it offered. */
 		bit_copybits(topo_eval->node_map, orig_node_map);

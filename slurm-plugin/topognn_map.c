@@ -28,7 +28,7 @@ static void _log_topo_error(const char *what, const topo_error *err)
 {
 	char buf[TOPO_ERROR_TEXT_LEN + TOPO_ERROR_SOURCE_LEN + 32];
 
-	error(TOPOGNN_PREFIX "%s: %s", what,
+	error("%s: %s", what,
 	      topo_error_format(err, buf, sizeof(buf)));
 }
 
@@ -76,7 +76,7 @@ static void _map_nodes(topognn_ctx_t *ctx)
 	if (unmapped) {
 		char *names = bitmap2node_name(ctx->unmapped_bitmap);
 
-		info(TOPOGNN_PREFIX "%d node(s) not in graph %s, placed last: %s",
+		info("%d node(s) not in graph %s, placed last: %s",
 		     unmapped, ctx->conf.graph_file, names);
 		xfree(names);
 	}
@@ -206,12 +206,12 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 	memset(conf, 0, sizeof(*conf));
 
 	if (!ctx->conf.graph_file) {
-		error(TOPOGNN_PREFIX "%s: no GraphFile", ctx->conf.path);
+		error("%s: no GraphFile", ctx->conf.path);
 		goto fail;
 	}
 	topo_error_clear(&err);
 	if (!(ctx->graph = topo_graph_new())) {
-		error(TOPOGNN_PREFIX "out of memory");
+		error("out of memory");
 		goto fail;
 	}
 	if (topo_load_json(ctx->graph, ctx->conf.graph_file, &err)) {
@@ -224,7 +224,7 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 	}
 	ctx->host_cnt = place_cluster_nhosts(ctx->cluster);
 	if (ctx->host_cnt <= 0) {
-		error(TOPOGNN_PREFIX "%s: the graph has no hosts",
+		error("%s: the graph has no hosts",
 		      ctx->conf.graph_file);
 		goto fail;
 	}
@@ -238,7 +238,7 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 		goto fail;
 	}
 	if (!(ctx->state = place_state_new(ctx->cluster))) {
-		error(TOPOGNN_PREFIX "out of memory");
+		error("out of memory");
 		goto fail;
 	}
 	ctx->host_node = xcalloc(ctx->host_cnt, sizeof(int));
@@ -252,7 +252,7 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 		ctx->order = xcalloc(MAX(ctx->node_cnt, 1), sizeof(int));
 		ctx->group_used = xcalloc(ctx->group_cnt + 1, sizeof(uint8_t));
 	}
-	info(TOPOGNN_PREFIX "graph %s: %d hosts, %d groups, %d leaves; mode %s, policy %s",
+	info("graph %s: %d hosts, %d groups, %d leaves; mode %s, policy %s",
 	     ctx->conf.graph_file, ctx->host_cnt,
 	     place_cluster_ngroups(ctx->cluster),
 	     place_cluster_nleaves(ctx->cluster),

@@ -109,13 +109,13 @@ static void _append_line(const char *path, const char *line)
 	if (fd < 0) {
 		static time_t last;
 		if (time(NULL) - last > 60) {
-			error(TOPOGNN_PREFIX "DecisionLog %s: %m", path);
+			error("DecisionLog %s: %m", path);
 			last = time(NULL);
 		}
 		return;
 	}
 	if (write(fd, line, len) != (ssize_t) len)
-		error(TOPOGNN_PREFIX "DecisionLog %s: short write: %m", path);
+		error("DecisionLog %s: short write: %m", path);
 	close(fd);
 }
 
@@ -236,7 +236,7 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	json_decref(rec);
 
 	if (ctx->conf.mode == TOPOGNN_MODE_SHADOW && have_dec) {
-		info(TOPOGNN_PREFIX "shadow %pJ: slurm chose %s (%d groups), topognn would choose %s (%d groups, cost %.4g; baseline cost %.4g)",
+		info("shadow %pJ: slurm chose %s (%d groups), topognn would choose %s (%d groups, cost %.4g; baseline cost %.4g)",
 		     job_ptr, job_ptr->nodes, ngroups, dec.chosen,
 		     dec.chosen_groups, dec.chosen_cost, dec.baseline_cost);
 	}
@@ -251,7 +251,7 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	_job_setenv(job_ptr, "TOPOGNN_GROUPS", groups);
 	if (plan)
 		_job_setenv(job_ptr, "TOPOGNN_PLAN", plan);
-	debug(TOPOGNN_PREFIX "%pJ committed: %s groups=%s", job_ptr,
+	debug("%pJ committed: %s groups=%s", job_ptr,
 	      job_ptr->nodes, groups);
 	xfree(plan);
 	xfree(groups);

@@ -91,7 +91,7 @@ static topognn_ctx_t *_load(bool with_nodes)
 	rc = topognn_conf_read(path, &conf);
 	fatal_on_error = conf.fatal_on_error;
 	if (rc == SLURM_SUCCESS && conf.mode == TOPOGNN_MODE_OFF) {
-		info(TOPOGNN_PREFIX "%s: Mode=off: Slurm's generic selection",
+		info("%s: Mode=off: Slurm's generic selection",
 		     path);
 		topognn_conf_free(&conf);
 	} else if (rc == SLURM_SUCCESS) {
@@ -102,8 +102,8 @@ static topognn_ctx_t *_load(bool with_nodes)
 	}
 	if (rc != SLURM_SUCCESS) {
 		if (fatal_on_error && running_in_slurmctld())
-			fatal(TOPOGNN_PREFIX "configuration error and FatalOnError=yes");
-		error(TOPOGNN_PREFIX "falling back to Slurm's generic node selection");
+			fatal("configuration error and FatalOnError=yes");
+		error("falling back to Slurm's generic node selection");
 	}
 	xfree(path);
 	return ctx;
@@ -190,7 +190,7 @@ extern bool topology_p_generate_node_ranking(void)
 			unmapped++;
 		}
 	}
-	debug(TOPOGNN_PREFIX "node ranking from graph order (%d nodes outside the graph last)",
+	debug("node ranking from graph order (%d nodes outside the graph last)",
 	      unmapped);
 	topognn_ctx_free(ctx);
 	return true;
@@ -353,7 +353,7 @@ extern int topology_p_get(topology_data_t type, void *data)
 		return SLURM_SUCCESS;
 	}
 	default:
-		error(TOPOGNN_PREFIX "unsupported get option %d", type);
+		error("unsupported get option %d", type);
 		return SLURM_ERROR;
 	}
 }
