@@ -65,7 +65,7 @@ static int _max_groups(job_record_t *job_ptr)
  * (reason logged at debug level).
  */
 static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
-			  place_request *req)
+			  int max_groups, place_request *req)
 {
 	job_record_t *job_ptr = topo_eval->job_ptr;
 	bitstr_t *req_map = job_ptr->details->req_node_bitmap;
@@ -117,7 +117,7 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	req->min_hosts = req->max_hosts = nodes;
 	req->cores_per_host = 1;
 	req->allowed = ctx->allowed;
-	req->max_groups = _max_groups(job_ptr);
+	req->max_groups = max_groups;
 
 	if (req_map) {
 		int n = 0;
@@ -155,13 +155,13 @@ static char *_hosts_to_nodes(const topognn_ctx_t *ctx, const place_choice *c)
 
 /* Run the engine; remember the decision for the commit. */
 static int _decide(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
-		   place_decision *dec)
+		   int max_groups, place_decision *dec)
 {
 	place_request req;
 	topognn_job_decision_t rec = { 0 };
 	int rc;
 
-	if (_build_request(ctx, topo_eval, &req))
+	if (_build_request(ctx, topo_eval, max_groups, &req))
 		return -1;
 	rc = place_decide(ctx->engine, ctx->state, &req, ctx->conf.policy,
 			  PLACE_POLICY_LINEAR, dec);
@@ -348,7 +348,7 @@ static int _eval_shadow(topology_eval_t *topo_eval)
 	place_decision dec;
 
 	if (ctx)
-		(void) _decide(ctx, topo_eval, &dec);
+		(void) _decide(ctx, topo_eval, 0, &dec);
 	return ESLURM_NOT_SUPPORTED;
 }
 
@@ -361,20 +361,31 @@ static int _eval_enforce(topology_eval_t *topo_eval)
 	bitstr_t **orig_core;
 	uint32_t orig_max_nodes = topo_eval->max_nodes;
 	uint16_t orig_avail_cpus = topo_eval->avail_cpus;
-	int rc;
+	int rc, max_groups;
 
 	if (!ctx || job_ptr->details->contiguous)
 		return ESLURM_NOT_SUPPORTED;
 
-	rc = _decide(ctx, topo_eval, &dec);
-	if (rc == -2)	/* --switches cannot be met now: the job waits */
-		return ESLURM_REQUESTED_TOPO_CONFIG_UNAVAILABLE;
+	/*
+	 * --switches=N[@time]: as topology/tree does, an allocation over more
+	 * groups than asked is still returned, but with best_switch false, so
+	 * that cons_tres keeps the job waiting (and the submission is valid).
+	 */
+	max_groups = _max_groups(job_ptr);
+	rc = _decide(ctx, topo_eval, max_groups, &dec);
+	if (rc == -2) {
+		max_groups = 0;
+		rc = _decide(ctx, topo_eval, 0, &dec);
+		job_ptr->best_switch = false;
+	} else if (job_ptr->req_switch) {
+		job_ptr->best_switch = true;
+	}
 	if (rc)
 		return ESLURM_NOT_SUPPORTED;
 
 	orig_node_map = bit_copy(topo_eval->node_map);
 	orig_core = copy_core_array(topo_eval->avail_core);
-	rc = _select_nodes(ctx, topo_eval, &dec.chosen, _max_groups(job_ptr));
+	rc = _select_nodes(ctx, topo_eval, &dec.chosen, max_groups);
 	if (rc == SLURM_SUCCESS) {
 		if (slurm_conf.debug_flags & DEBUG_FLAG_SELECT_TYPE) {
 			char *names = bitmap2node_name(topo_eval->node_map);
