@@ -11,7 +11,7 @@ mkdir -p "$out"
 cflags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 	-Itopo -Ignn-infer -I_build/default -DHAVE_IBNETDISC=1)
 # shellcheck disable=SC2207
-libs=($(pkg-config --cflags --libs hwloc jansson igraph libcurl libibnetdisc) -lm)
+libs=($(pkg-config --cflags --libs hwloc jansson igraph libcurl libibnetdisc libibmad libibumad) -lm)
 sources=(topo/*.c)
 status=0
 for target in fuzz/fuzz_*.c; do
@@ -22,7 +22,13 @@ for target in fuzz/fuzz_*.c; do
 	work=$(mktemp -d)
 	[[ -d fuzz/corpus/$corpus_name ]] && cp -r "fuzz/corpus/$corpus_name/." "$work/"
 	echo "fuzz: running $name for ${seconds}s"
-	if ! "$out/$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+	# a target may ship LeakSanitizer suppressions for leaks inside a library
+	supp=fuzz/${corpus_name}.supp
+	lsan=""
+	[[ -f $supp ]] && lsan="suppressions=$PWD/$supp"
+	dict=()
+	[[ -f fuzz/${corpus_name}.dict ]] && dict=(-dict="fuzz/${corpus_name}.dict")
+	if ! ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS="$lsan" "$out/$name" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix="$out/$name-" "$work" >"$out/$name.log" 2>&1; then
 		echo "fuzz: $name FAILED; tail of $out/$name.log:"
 		tail -n 40 "$out/$name.log"

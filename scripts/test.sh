@@ -7,7 +7,9 @@
 #   5. each libFuzzer target for a short, bounded time,
 #   6. `make distcheck`.
 # Ends with one line "N passed, N failed" and exits non-zero on any failure.
-# Set TOPOGNN_QUICK=1 to skip the sanitizer build, fuzzing and distcheck.
+# Set TOPOGNN_QUICK=1 to skip the sanitizer build, fuzzing and distcheck, and
+# TOPOGNN_SKIP_SLURM=1 to skip the real-cluster tests (only one Slurm cluster
+# can run on a machine at a time). CI sets neither.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -106,10 +108,15 @@ if [[ -z ${TOPOGNN_QUICK:-} ]]; then
 	fi
 fi
 
-for t in tests/integration/*.sh; do
-	[[ -x $t ]] || continue
-	integration "integration: $(basename "$t" .sh)" "$t" "$top/_build/default"
-done
+# Real Slurm 24.11 (built from Debian's source package into .local/slurm) and
+# a one-machine cluster of 32 slurmd started and stopped by each test.
+if [[ -n ${TOPOGNN_SKIP_SLURM:-} ]]; then
+	log "Slurm tests skipped (TOPOGNN_SKIP_SLURM is set)"
+elif step "Slurm 24.11 build" scripts/build-slurm.sh; then
+	for t in tests/slurm/test_*.sh; do
+		integration "slurm: $(basename "$t" .sh)" "$t"
+	done
+fi
 
 if [[ -z ${TOPOGNN_QUICK:-} ]]; then
 	if compgen -G "fuzz/fuzz_*.c" >/dev/null; then

@@ -67,6 +67,31 @@ static void group_counts(const topo_graph *g, int grp, size_t *hosts, size_t *le
 	}
 }
 
+/* Anomalies grouped by kind (they arrive sorted by kind after
+ * canonicalization; otherwise a kind may show up in several runs), at most
+ * ANOMALIES_SHOWN of each kind, so 70 unnamed HCAs do not drown the rest. */
+#define ANOMALIES_SHOWN 3
+
+static void print_anomalies(const topo_graph *g, FILE *out)
+{
+	size_t n = topo_graph_nanomalies(g);
+
+	for (size_t i = 0; i < n;) {
+		const char *kind = topo_graph_anomaly(g, i)->kind;
+		size_t j = i;
+
+		while (j < n && strcmp(topo_graph_anomaly(g, j)->kind, kind) == 0)
+			j++;
+		fprintf(out, "  %s (%zu)\n", kind, j - i);
+		for (size_t k = i; k < j && k < i + ANOMALIES_SHOWN; k++)
+			fprintf(out, "    %s\n", topo_graph_anomaly(g, k)->text);
+		if (j - i > ANOMALIES_SHOWN)
+			fprintf(out, "    ... and %zu more (the graph file, --json, lists them all)\n",
+				j - i - ANOMALIES_SHOWN);
+		i = j;
+	}
+}
+
 void topo_summary_print(const topo_graph *g, FILE *out)
 {
 	topo_summary s;
@@ -101,11 +126,7 @@ void topo_summary_print(const topo_graph *g, FILE *out)
 		}
 	}
 	fprintf(out, "\nanomalies: %zu\n", s.anomalies);
-	for (size_t i = 0; i < s.anomalies; i++) {
-		const topo_anomaly *a = topo_graph_anomaly(g, i);
-
-		fprintf(out, "  %-20s %-28s %s\n", a->kind, a->subject, a->text);
-	}
+	print_anomalies(g, out);
 }
 
 json_t *topo_summary_json(const topo_graph *g)

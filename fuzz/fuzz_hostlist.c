@@ -1,0 +1,77 @@
+/* libFuzzer target for hostlist expressions: any bytes must expand or fail
+ * with an error, never crash, leak or trip a sanitizer; and what expands must
+ * survive compression: expand(compress(names)) holds the same set of names. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo_hostlist.h"
+
+/* Compare sets only for lists this small: sorting a million names per input
+ * would slow the fuzzer to a crawl. */
+#define ORACLE_MAX 20000
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sort and drop duplicates; returns the new count. */
+static size_t sort_unique(char **v, size_t n)
+{
+	size_t m = 0;
+
+	qsort(v, n, sizeof(*v), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		if (m == 0 || strcmp(v[m - 1], v[i]) != 0)
+			v[m++] = v[i];
+	return m;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *expr = malloc(size + 1);
+	topo_hostlist a, b;
+	topo_error err;
+	char *s;
+
+	if (!expr)
+		return 0;
+	memcpy(expr, data, size);
+	expr[size] = '\0';
+	topo_hostlist_init(&a);
+	topo_hostlist_init(&b);
+	if (topo_hostlist_expand(expr, &a, "fuzz", 1, &err) != 0 || a.n > ORACLE_MAX)
+		goto out;
+	s = topo_hostlist_compress((const char *const *)a.names, a.n, &err);
+	if (!s)
+		abort(); /* expanded names are always writable */
+	if (topo_hostlist_expand(s, &b, "fuzz", 1, &err) != 0)
+		abort();
+	free(s);
+	{
+		/* sort copies of the pointer arrays: the lists still own the names */
+		char **x = malloc((a.n + 1) * sizeof(*x)), **y = malloc((b.n + 1) * sizeof(*y));
+		size_t nx, ny;
+
+		if (x && y) {
+			memcpy(x, a.names, a.n * sizeof(*x));
+			memcpy(y, b.names, b.n * sizeof(*y));
+			nx = sort_unique(x, a.n);
+			ny = sort_unique(y, b.n);
+			if (nx != ny || ny != b.n)
+				abort();
+			for (size_t i = 0; i < nx; i++)
+				if (strcmp(x[i], y[i]) != 0)
+					abort();
+		}
+		free(x);
+		free(y);
+	}
+out:
+	topo_hostlist_free(&a);
+	topo_hostlist_free(&b);
+	free(expr);
+	return 0;
+}

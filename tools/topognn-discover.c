@@ -1,0 +1,299 @@
+/*
+ * topognn-discover: build the cluster graph from any mix of sources and write
+ * it out (JSON graph file, Slurm topology.conf, Graphviz, a summary table, or
+ * one host's GPU/HCA affinity). See topognn-discover(1).
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topo_affinity.h"
+#include "topo_analysis.h"
+#include "topo_dot.h"
+#include "topo_fabric.h"
+#include "topo_graph.h"
+#include "topo_hwloc.h"
+#include "topo_ibnetdiscover.h"
+#include "topo_json.h"
+#include "topo_summary.h"
+#include "topo_topology_conf.h"
+#ifdef HAVE_IBNETDISC
+#include "topo_ibnd.h"
+#endif
+
+typedef struct options {
+	const char *ibnetdiscover, *topology_conf_in, *hwloc, *hwloc_dir, *graph;
+	const char *hostname, *host_pattern, *ca;
+	int ibnd, ca_port, hwloc_live;
+	int json, dot, summary, affinity;
+	const char *topology_conf_out; /* "tree" or "block" */
+} options;
+
+static void usage(FILE *out)
+{
+	fputs("usage: topognn-discover SOURCES... OUTPUT\n"
+	      "sources (any mix; at least one):\n"
+	      "  --ibnetdiscover FILE     an ibnetdiscover dump\n"
+	      "  --ibnd                   live InfiniBand discovery (libibnetdisc)\n"
+	      "     --ca NAME --port N    the local HCA and port to discover from\n"
+	      "  --topology-conf FILE     a Slurm topology.conf (tree or block)\n"
+	      "  --hwloc FILE             one host's lstopo XML (--hostname NAME to name it)\n"
+	      "  --hwloc-live             this machine, through hwloc\n"
+	      "  --hwloc-dir DIR          one HOST.xml per host\n"
+	      "  --graph FILE.json        a topognn graph file\n"
+	      "  --host-pattern REGEX     how to split a node description into host and HCA\n"
+	      "                           (default: " TOPO_FABRIC_DEFAULT_HOST_PATTERN ")\n"
+	      "outputs (default --summary):\n"
+	      "  --json                   the graph file (with --summary or --affinity: that as JSON)\n"
+	      "  --topology-conf tree|block   the Slurm topology.conf for the fabric\n"
+	      "  --dot                    Graphviz picture of the fabric\n"
+	      "  --summary                counts, groups, oversubscription, anomalies\n"
+	      "  --affinity               GPU/HCA/NIC locality of the (single) hwloc host\n",
+	      out);
+}
+
+static int parse_args(int argc, char **argv, options *o)
+{
+	enum { O_IBNET = 256, O_IBND, O_CA, O_PORT, O_TCONF, O_HWLOC, O_HWLOC_LIVE, O_HWLOC_DIR,
+	       O_GRAPH, O_HOSTNAME, O_PATTERN, O_JSON, O_DOT, O_SUMMARY, O_AFFINITY };
+	static const struct option longopts[] = {
+		{ "ibnetdiscover", required_argument, NULL, O_IBNET },
+		{ "ibnd", no_argument, NULL, O_IBND },
+		{ "ca", required_argument, NULL, O_CA },
+		{ "port", required_argument, NULL, O_PORT },
+		{ "topology-conf", required_argument, NULL, O_TCONF },
+		{ "hwloc", required_argument, NULL, O_HWLOC },
+		{ "hwloc-live", no_argument, NULL, O_HWLOC_LIVE },
+		{ "hwloc-dir", required_argument, NULL, O_HWLOC_DIR },
+		{ "graph", required_argument, NULL, O_GRAPH },
+		{ "hostname", required_argument, NULL, O_HOSTNAME },
+		{ "host-pattern", required_argument, NULL, O_PATTERN },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "dot", no_argument, NULL, O_DOT },
+		{ "summary", no_argument, NULL, O_SUMMARY },
+		{ "affinity", no_argument, NULL, O_AFFINITY },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case O_IBNET: o->ibnetdiscover = optarg; break;
+		case O_IBND: o->ibnd = 1; break;
+		case O_CA: o->ca = optarg; break;
+		case O_PORT: o->ca_port = atoi(optarg); break;
+		case O_TCONF:
+			/* the same option names an input file or the output mode */
+			if (strcmp(optarg, "tree") == 0 || strcmp(optarg, "block") == 0)
+				o->topology_conf_out = optarg;
+			else
+				o->topology_conf_in = optarg;
+			break;
+		case O_HWLOC: o->hwloc = optarg; break;
+		case O_HWLOC_LIVE: o->hwloc_live = 1; break;
+		case O_HWLOC_DIR: o->hwloc_dir = optarg; break;
+		case O_GRAPH: o->graph = optarg; break;
+		case O_HOSTNAME: o->hostname = optarg; break;
+		case O_PATTERN: o->host_pattern = optarg; break;
+		case O_JSON: o->json = 1; break;
+		case O_DOT: o->dot = 1; break;
+		case O_SUMMARY: o->summary = 1; break;
+		case O_AFFINITY: o->affinity = 1; break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "topognn-discover: unexpected argument \"%s\"\n", argv[optind]);
+		return -1;
+	}
+	if (!o->ibnetdiscover && !o->ibnd && !o->topology_conf_in && !o->hwloc && !o->hwloc_dir &&
+	    !o->graph && !o->hwloc_live) {
+		fputs("topognn-discover: no source given\n", stderr);
+		usage(stderr);
+		return -1;
+	}
+	if (o->affinity && !o->hwloc && !o->hwloc_live) {
+		fputs("topognn-discover: --affinity needs --hwloc FILE or --hwloc-live\n", stderr);
+		return -1;
+	}
+	if (!o->json && !o->dot && !o->topology_conf_out && !o->affinity)
+		o->summary = 1;
+	return 0;
+}
+
+static int load_sources(topo_graph *g, const options *o, topo_error *err)
+{
+	topo_fabric_opts fopts = { .host_pattern = o->host_pattern };
+	int fabric = 0;
+
+	if (o->graph && topo_load_json(g, o->graph, err) < 0)
+		return -1;
+	if (o->ibnetdiscover) {
+		if (topo_load_ibnetdiscover(g, o->ibnetdiscover, &fopts, err) < 0)
+			return -1;
+		fabric = 1;
+	}
+	if (o->ibnd) {
+#ifdef HAVE_IBNETDISC
+		if (topo_load_ibnd(g, o->ca, o->ca_port, &fopts, err) < 0)
+			return -1;
+		fabric = 1;
+#else
+		topo_error_set(err, "<ibnd>", 0, "this topognn was built without libibnetdisc");
+		return -1;
+#endif
+	}
+	if (o->topology_conf_in) {
+		if (topo_load_topology_conf(g, o->topology_conf_in, err) < 0)
+			return -1;
+		fabric = 1;
+	}
+	if (o->hwloc && topo_load_hwloc_xml(g, o->hwloc, o->hostname, err) < 0)
+		return -1;
+	if (o->hwloc_live && topo_load_hwloc_live(g, err) < 0)
+		return -1;
+	if (o->hwloc_dir && topo_load_hwloc_dir(g, o->hwloc_dir, err) < 0)
+		return -1;
+	if (fabric && topo_analyze(g, err) < 0)
+		return -1;
+	return topo_graph_canonicalize(g);
+}
+
+/* What the graph came from, for the header of a written topology.conf. */
+static const char *source_name(const options *o)
+{
+	if (o->ibnetdiscover)
+		return o->ibnetdiscover;
+	if (o->ibnd)
+		return "live fabric discovery (libibnetdisc)";
+	if (o->topology_conf_in)
+		return o->topology_conf_in;
+	if (o->graph)
+		return o->graph;
+	return o->hwloc ? o->hwloc : o->hwloc_dir ? o->hwloc_dir : "hwloc";
+}
+
+/* The host of a single-host hwloc graph. */
+static int only_host(const topo_graph *g)
+{
+	int host = -1;
+
+	for (size_t i = 0; i < topo_graph_nvertices(g); i++)
+		if (topo_graph_vertex(g, (int)i)->kind == TOPO_V_HOST) {
+			if (host >= 0)
+				return -1;
+			host = (int)i;
+		}
+	return host;
+}
+
+static int print_json(json_t *j)
+{
+	int rc = j ? json_dumpf(j, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : -1;
+
+	json_decref(j);
+	if (rc == 0)
+		putchar('\n');
+	return rc;
+}
+
+/* The readable form of --affinity. */
+static void affinity_print(const topo_affinity *a, FILE *out)
+{
+	fprintf(out, "host %s\n\n%-6s %-14s %-5s %-24s %s\n", a->host, "gpu", "pci_busid", "numa",
+		"nearest hca(s)", "local cpus");
+	for (int i = 0; i < a->ngpus; i++) {
+		const topo_affinity_gpu *gpu = &a->gpus[i];
+		char near[128] = "-";
+		size_t used = 0;
+
+		for (int k = 0; k < gpu->nnearest && used < sizeof(near); k++)
+			used += snprintf(near + used, sizeof(near) - used, "%s%s", k ? "," : "",
+					 gpu->nearest_hcas[k]);
+		fprintf(out, "%-6s %-14s %-5d %-24s %s\n", gpu->name,
+			gpu->pci_busid ? gpu->pci_busid : "-", gpu->numa, near,
+			gpu->cpuset ? gpu->cpuset : "-");
+	}
+	fprintf(out, "\n%-10s %-10s %-5s %-5s %s\n", "hca", "netdev", "numa", "link", "pci_busid");
+	for (int i = 0; i < a->nhcas; i++)
+		fprintf(out, "%-10s %-10s %-5d %-5s %s\n", a->hcas[i].name,
+			a->hcas[i].netdev ? a->hcas[i].netdev : "-", a->hcas[i].numa,
+			topo_link_layer_name(a->hcas[i].link_layer),
+			a->hcas[i].pci_busid ? a->hcas[i].pci_busid : "-");
+	for (int i = 0; i < a->nnics; i++)
+		fprintf(out, "%-10s %-10s %-5d %-5s %s\n", a->nics[i].name,
+			a->nics[i].netdev ? a->nics[i].netdev : "-", a->nics[i].numa, "eth",
+			a->nics[i].pci_busid ? a->nics[i].pci_busid : "-");
+}
+
+static int write_outputs(const topo_graph *g, const options *o, topo_error *err)
+{
+	if (o->affinity) {
+		topo_affinity *a;
+		json_t *j = NULL;
+		int host = only_host(g), rc;
+
+		if (host < 0) {
+			topo_error_set(err, o->hwloc ? o->hwloc : "<hwloc>", 0,
+				       "--affinity needs exactly one host in the graph");
+			return -1;
+		}
+		a = topo_affinity_of_host(g, host);
+		if (!a) {
+			topo_error_set(err, "", 0, "out of memory");
+			return -1;
+		}
+		if (o->json) {
+			rc = topo_affinity_to_json(a, &j) < 0 ? -1 : print_json(j);
+		} else {
+			affinity_print(a, stdout);
+			rc = 0;
+		}
+		topo_affinity_free(a);
+		return rc;
+	}
+	if (o->summary && o->json)
+		return print_json(topo_summary_json(g));
+	if (o->summary)
+		topo_summary_print(g, stdout);
+	else if (o->json && topo_save_json(g, stdout, err) < 0)
+		return -1;
+	if (o->topology_conf_out &&
+	    topo_write_topology_conf(g, stdout,
+				     strcmp(o->topology_conf_out, "block") == 0 ? TOPO_CONF_BLOCK
+									: TOPO_CONF_TREE,
+				     source_name(o), err) < 0)
+		return -1;
+	if (o->dot && topo_write_dot(g, stdout, err) < 0)
+		return -1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	options o = { .ca_port = 0 };
+	topo_graph *g;
+	topo_error err;
+	char msg[TOPO_ERROR_TEXT_LEN + TOPO_ERROR_SOURCE_LEN + 32];
+	int rc;
+
+	if (parse_args(argc, argv, &o) < 0)
+		return 2;
+	g = topo_graph_new();
+	if (!g) {
+		fputs("topognn-discover: out of memory\n", stderr);
+		return 1;
+	}
+	topo_error_clear(&err);
+	rc = load_sources(g, &o, &err) < 0 || write_outputs(g, &o, &err) < 0;
+	if (rc)
+		fprintf(stderr, "topognn-discover: %s\n", topo_error_format(&err, msg, sizeof(msg)));
+	topo_graph_free(g);
+	return rc;
+}
