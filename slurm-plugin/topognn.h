@@ -167,6 +167,7 @@ typedef struct {
 	place_comm_class cls;
 	int ncandidates;
 	double latency_us;
+	char *record;		/* the engine's decision record (place_record) */
 } topognn_job_decision_t;
 
 /* Remember (replacing) a job's latest decision. */

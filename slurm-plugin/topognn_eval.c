@@ -17,6 +17,7 @@
 \*****************************************************************************/
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -33,6 +34,7 @@
 #include "src/plugins/topology/common/eval_nodes.h"
 #include "src/plugins/topology/common/gres_sched.h"
 
+#include "place_record.h"
 #include "topognn.h"
 
 /* The node count Slurm's own algorithms aim for. */
@@ -184,9 +186,12 @@ static int _decide(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	rec.cls = req.comm.cls;
 	rec.ncandidates = dec->ncandidates;
 	rec.latency_us = dec->latency_us;
+	rec.record = place_record_json(ctx->cluster, &req, dec,
+				       place_policy_name(ctx->conf.policy), 0);
 	topognn_record_remember(&rec);
 	xfree(rec.chosen);
 	xfree(rec.baseline);
+	free(rec.record);
 	return 0;
 }
 

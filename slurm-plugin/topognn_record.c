@@ -41,6 +41,7 @@ static void _decision_clear(topognn_job_decision_t *d)
 {
 	xfree(d->chosen);
 	xfree(d->baseline);
+	xfree(d->record);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -53,6 +54,7 @@ extern void topognn_record_remember(const topognn_job_decision_t *d)
 	*slot = *d;
 	slot->chosen = xstrdup(d->chosen);
 	slot->baseline = xstrdup(d->baseline);
+	slot->record = xstrdup(d->record);
 	slurm_mutex_unlock(&decisions_lock);
 }
 
@@ -229,6 +231,13 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 				    json_integer(dec.ncandidates));
 		json_object_set_new(rec, "latency_us",
 				    json_real(dec.latency_us));
+		/* The engine's own record (docs/decision-record.md) of the
+		 * evaluation that became this allocation. */
+		if (dec.record) {
+			json_t *r = json_loads(dec.record, 0, NULL);
+			if (r)
+				json_object_set_new(rec, "decision", r);
+		}
 	} else {
 		json_object_set_new(rec, "topognn", json_null());
 	}
