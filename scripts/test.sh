@@ -95,7 +95,20 @@ check() {
 step "dependencies" scripts/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 step "autogen" ./autogen.sh >/dev/null 2>&1 || { echo "0 passed, 1 failed"; exit 1; }
 
-if step "build" build _build/default --with-ibnetdisc; then
+# Slurm 24.11 from Debian's source package (reused when already built): the
+# plugins compile against its configured tree.
+slurm_configure=()
+if [[ -n ${TOPOGNN_SKIP_SLURM:-} ]]; then
+	log "Slurm build and real-cluster tests skipped (TOPOGNN_SKIP_SLURM is set)"
+elif step "Slurm 24.11 build" scripts/build-slurm.sh; then
+	# shellcheck disable=SC1091
+	source "${TOPOGNN_SLURM_PREFIX:-$top/.local/slurm}/topognn-slurm.env"
+	slurm_configure=(--with-slurm-source="$SLURM_SRC" --with-slurm-build="$SLURM_BUILD")
+fi
+
+built=0
+if step "build" build _build/default --with-ibnetdisc "${slurm_configure[@]}"; then
+	built=1
 	log "unit tests (make check)"
 	check _build/default || failures+=("unit tests")
 fi
@@ -108,13 +121,10 @@ if [[ -z ${TOPOGNN_QUICK:-} ]]; then
 	fi
 fi
 
-# Real Slurm 24.11 (built from Debian's source package into .local/slurm) and
-# a one-machine cluster of 32 slurmd started and stopped by each test.
-if [[ -n ${TOPOGNN_SKIP_SLURM:-} ]]; then
-	log "Slurm tests skipped (TOPOGNN_SKIP_SLURM is set)"
-elif step "Slurm 24.11 build" scripts/build-slurm.sh; then
+# Real Slurm: a one-machine cluster of 32 slurmd started and stopped by each test.
+if ((${#slurm_configure[@]} && built)); then
 	for t in tests/slurm/test_*.sh; do
-		integration "slurm: $(basename "$t" .sh)" "$t"
+		integration "slurm: $(basename "$t" .sh)" env TOPOGNN_BUILD_DIR="$top/_build/default" "$t"
 	done
 fi
 

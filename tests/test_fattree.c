@@ -156,6 +156,27 @@ static void test_parse(void **state)
 	expect_parse_error("prefix=a b", "host prefix");
 	expect_parse_error("groups=99999999999", "bad value");
 	expect_parse_error("groups=4096,hosts=1024,rails=8", "fabric too large");
+	expect_parse_error("groups=1,hosts=2,digits=0", "digits must be 1 to 9, not 0");
+}
+
+/* digits=3, prefix=n names hosts as a slurm.conf does: n001 .. n032. */
+static void test_digits(void **state)
+{
+	topo_fattree_spec s;
+	topo_error err;
+	topo_graph *g = topo_graph_new();
+
+	topo_fattree_spec_init(&s);
+	assert_int_equal(s.digits, 4);
+	assert_int_equal(topo_fattree_parse("groups=4,hosts=8,rails=2,prefix=n,digits=3", &s, &err), 0);
+	assert_int_equal(s.digits, 3);
+	assert_int_equal(topo_fattree_build(g, &s, &err), 0);
+	assert_int_equal(topo_graph_count(g, TOPO_V_HOST), 32);
+	assert_true(topo_graph_find(g, TOPO_V_HOST, "n001") >= 0);
+	assert_true(topo_graph_find(g, TOPO_V_HOST, "n032") >= 0);
+	assert_int_equal(topo_graph_find(g, TOPO_V_HOST, "n0001"), -1);
+	assert_true(topo_graph_find(g, TOPO_V_HCA, "n017/mlx5_1") >= 0);
+	topo_graph_free(g);
 }
 
 static void test_build_errors(void **state)
@@ -226,6 +247,7 @@ int main(void)
 		cmocka_unit_test(test_oversub_and_gpus),
 		cmocka_unit_test(test_large_three_level),
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_digits),
 		cmocka_unit_test(test_build_errors),
 		cmocka_unit_test(test_netlist),
 		cmocka_unit_test(test_netlist_errors),

@@ -10,7 +10,7 @@
  * Naming (what the builder's default host pattern expects):
  *   leaf r of group g:  "MF0;SU<g>-LEAF-R<r>:MQM9700/U1"  (g 1-based, r 0-based)
  *   spine s:            "MF0;SPINE-<s>:MQM9700/U1"          (s 1-based, 2 digits)
- *   HCA r of host h:    "<prefix><h> mlx5_<r>"              (h 1-based, 4 digits)
+ *   HCA r of host h:    "<prefix><h> mlx5_<r>"              (h 1-based, `digits` digits, default 4)
  * Ports: a leaf's host h (0-based in its group) is on port h+1, its up-links
  * follow; a spine's ports are filled in the order its up-links arrive.
  * Up-link u of leaf L (L = g * rails + r) goes to spine (L * up + u) % spines.
@@ -71,6 +71,7 @@ void topo_fattree_spec_init(topo_fattree_spec *spec)
 	spec->width = 4;
 	spec->speed = "NDR";
 	spec->host_prefix = "node";
+	spec->digits = 4;
 }
 
 /* Up-links per leaf: ceil(hosts_per_group / oversub), at least 1. */
@@ -128,6 +129,10 @@ static int spec_check(const topo_fattree_spec *s, topo_error *err)
 	if (!known_speed(s->speed)) {
 		topo_error_set(err, SRC, 0, "speed \"%s\" is not an InfiniBand speed (SDR ... XDR)",
 			       s->speed ? s->speed : "");
+		return -1;
+	}
+	if (s->digits < 1 || s->digits > 9) {
+		topo_error_set(err, SRC, 0, "digits must be 1 to 9, not %d", s->digits);
 		return -1;
 	}
 	if (!valid_prefix(s->host_prefix)) {
@@ -209,6 +214,7 @@ static int parse_item(const char *k, size_t kn, const char *v, size_t vn, topo_f
 		{ "spines", offsetof(topo_fattree_spec, spines) },
 		{ "gpus", offsetof(topo_fattree_spec, gpus_per_host) },
 		{ "width", offsetof(topo_fattree_spec, width) },
+		{ "digits", offsetof(topo_fattree_spec, digits) },
 	};
 
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
@@ -250,7 +256,7 @@ static int parse_item(const char *k, size_t kn, const char *v, size_t vn, topo_f
 	}
 	topo_error_set(err, SRC, 0,
 		       "unknown key \"%.*s\" (expected groups, hosts, rails, spines, oversub, gpus, "
-		       "width, speed or prefix)",
+		       "width, speed, prefix or digits)",
 		       (int)(kn > 32 ? 32 : kn), k);
 	return -1;
 }
@@ -371,7 +377,7 @@ static int add_nodes(gen *g)
 		for (int r = 0; r < s->rails; r++) {
 			topo_fabric_node n = { 0 };
 
-			snprintf(name, sizeof(name), "%s%04ld mlx5_%d", s->host_prefix, h + 1, r);
+			snprintf(name, sizeof(name), "%s%0*ld mlx5_%d", s->host_prefix, s->digits, h + 1, r);
 			n.type = TOPO_FNODE_CA;
 			n.guid = ca_guid(g, h, r);
 			n.nports = 1;
@@ -445,7 +451,7 @@ static int add_gpus(topo_graph *graph, const topo_fattree_spec *s, topo_error *e
 	for (long h = 0; s->gpus_per_host > 0 && h < (long)s->groups * s->hosts_per_group; h++) {
 		int host;
 
-		snprintf(name, sizeof(name), "%s%04ld", s->host_prefix, h + 1);
+		snprintf(name, sizeof(name), "%s%0*ld", s->host_prefix, s->digits, h + 1);
 		if ((host = topo_graph_find(graph, TOPO_V_HOST, name)) < 0) {
 			topo_error_set(err, SRC, 0, "generated host %s is missing from the graph", name);
 			return -1;
@@ -458,7 +464,7 @@ static int add_gpus(topo_graph *graph, const topo_fattree_spec *s, topo_error *e
 			if ((gpu = topo_graph_add_part(graph, host, TOPO_V_GPU, local)) < 0)
 				goto nomem;
 			topo_graph_vertex_mut(graph, gpu)->index = i;
-			snprintf(name, sizeof(name), "%s%04ld/mlx5_%d", s->host_prefix, h + 1, rail);
+			snprintf(name, sizeof(name), "%s%0*ld/mlx5_%d", s->host_prefix, s->digits, h + 1, rail);
 			if ((hca = topo_graph_find(graph, TOPO_V_HCA, name)) >= 0 &&
 			    topo_graph_add_edge(graph, TOPO_E_PCIE, gpu, hca) < 0)
 				goto nomem;

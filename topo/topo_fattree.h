@@ -28,6 +28,8 @@ typedef struct topo_fattree_spec {
 	int width;           /* lanes per cable, default 4 */
 	const char *speed;   /* default "NDR" */
 	const char *host_prefix; /* default "node" -> node0001 */
+	int digits;          /* zero-padded width of host numbers, 1..9, default 4
+			      * (digits=3, prefix=n -> n001 as in a slurm.conf) */
 	/* Storage for a prefix parsed by topo_fattree_parse(), which points
 	 * host_prefix here: re-point it after copying a parsed spec. */
 	char host_prefix_buf[48];
@@ -38,7 +40,7 @@ void topo_fattree_spec_init(topo_fattree_spec *spec);
 
 /* Parse "groups=4,hosts=32,rails=8,oversub=2,spines=8,gpus=8" (any order,
  * unknown keys are errors) on top of the defaults. Also accepted:
- * width=4, speed=NDR, prefix=node. */
+ * width=4, speed=NDR, prefix=node, digits=4. */
 int topo_fattree_parse(const char *text, topo_fattree_spec *spec, topo_error *err);
 
 /* Generate the fabric into `g`. Returns 0 or -1 (err says why). */

@@ -1,0 +1,181 @@
+/*****************************************************************************\
+ *  topognn.h - internal interfaces shared by the files of the
+ *	topology/topognn and prep/topognn plugins.
+ *
+ *  The plugin is a thin adapter: Slurm's node table and job records on one
+ *  side, topognn's graph and placement engine (topo/place.h, which knows
+ *  nothing of Slurm) on the other. Everything Slurm-version specific lives
+ *  in slurm-plugin/ so that a 25.05 adapter stays small.
+ *
+ *  Files:
+ *	topognn_conf.c	  topognn.conf reader (key=value, like slurm.conf)
+ *	topognn_map.c	  graph <-> Slurm node table: hosts, groups, leaves,
+ *			  spines as node bitmaps; scontrol show topology data
+ *	topognn_eval.c	  the eval_nodes callback (enforce and shadow mode)
+ *	topognn_record.c  per-job decision cache, decision log, job plan
+ *	topology_topognn.c the topology_p_* entry points
+ *	prep_topognn.c	  PrEp plugin: commits the decision of a started job
+\*****************************************************************************/
+
+#ifndef _TOPOGNN_H
+#define _TOPOGNN_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "slurm/slurm.h"
+#include "src/common/bitstring.h"
+#include "src/interfaces/topology.h"
+
+#include "place.h"
+#include "topo_graph.h"
+
+
+typedef enum {
+	TOPOGNN_MODE_OFF = 0,	/* Slurm's generic selection decides */
+	TOPOGNN_MODE_SHADOW,	/* Slurm decides; topognn logs its choice */
+	TOPOGNN_MODE_ENFORCE,	/* topognn decides */
+} topognn_mode_t;
+
+/* One ClassRule line: the first rule whose conditions all hold classifies
+ * the job. Unset conditions (NULL/0) always hold. */
+typedef struct {
+	place_comm_class cls;
+	place_pattern pattern;
+	char *name_glob;	/* Name=: fnmatch(3) pattern on the job name */
+	char *partition;	/* Partition=: exact partition name */
+	uint32_t min_nodes;	/* MinNodes=: at least this many nodes */
+	uint32_t max_nodes;	/* MaxNodes=: at most this many (0: any) */
+	double bytes_per_iter;	/* Bytes=: bytes per host per iteration */
+} topognn_class_rule_t;
+
+typedef struct {
+	char *path;		/* the topognn.conf read */
+	char *graph_file;	/* GraphFile= */
+	char *model_file;	/* ModelFile= */
+	char *decision_log;	/* DecisionLog= */
+	topognn_mode_t mode;	/* Mode= */
+	place_policy policy;	/* Policy= (enforce/shadow choice) */
+	int candidates;		/* Candidates= */
+	double frag_weight;	/* FragWeight= */
+	bool fatal_on_error;	/* FatalOnError= */
+	topognn_class_rule_t *rules; /* ClassRule= lines, in file order */
+	int rule_cnt;
+} topognn_conf_t;
+
+/* Everything built from topognn.conf and the graph file. One instance is
+ * active at a time (swapped under topognn_lock on reconfigure). */
+typedef struct {
+	topognn_conf_t conf;
+	topo_graph *graph;
+	place_cluster *cluster;
+	place_engine *engine;
+	place_state *state;
+
+	/* Slurm node index <-> cluster host index; -1 when unmapped. */
+	int node_cnt;
+	int *node_host;
+	int host_cnt;
+	int *host_node;
+	bitstr_t *unmapped_bitmap;	/* Slurm nodes absent from the graph */
+
+	/* Groups in the engine's order: names and Slurm node bitmaps. */
+	int group_cnt;
+	char **group_name;
+	bitstr_t **group_bitmap;
+
+	/* Fabric switches (leaves, spines, cores) seen by Slurm nodes. */
+	int switch_cnt;
+	char **switch_name;
+	uint16_t *switch_level;		/* 0 leaf, 1 spine, 2 core */
+	bitstr_t **switch_bitmap;	/* Slurm nodes under the switch */
+	char **switch_children;		/* lower switches, ranged list */
+	uint32_t *switch_speed;		/* link speed of its fastest cable, Gb/s */
+
+	/* Scratch for eval: preallocated so an evaluation allocates little. */
+	uint8_t *allowed;
+	int *required;
+	int *order;		/* node_cnt: Slurm nodes in trial order */
+	uint8_t *group_used;	/* group_cnt + 1 */
+} topognn_ctx_t;
+
+/* The active context (NULL when none is loaded) and its lock. The lock is
+ * held for reading by every evaluation and for writing on (re)build. */
+extern topognn_ctx_t *topognn_ctx;
+extern pthread_rwlock_t topognn_lock;
+
+/* ---- topognn_conf.c ---- */
+
+/* Read topognn.conf at path into conf (defaults for absent keys). Each
+ * problem is logged as "file:line: reason". Returns SLURM_SUCCESS, or
+ * SLURM_ERROR when the file cannot be read or a line is invalid. */
+extern int topognn_conf_read(const char *path, topognn_conf_t *conf);
+extern void topognn_conf_init(topognn_conf_t *conf);
+extern void topognn_conf_free(topognn_conf_t *conf);
+extern const char *topognn_mode_name(topognn_mode_t mode);
+
+/* Classify a job by the configured rules (default: multi-node jobs are
+ * heavy ring all-reduce jobs, single-node jobs light). */
+extern void topognn_classify(const topognn_conf_t *conf, job_record_t *job_ptr,
+			     uint32_t nodes, place_comm *comm);
+
+/* ---- topognn_map.c ---- */
+
+/* Load the graph named by conf and build the engine and the node maps.
+ * Needs the node table (slurmctld) when with_nodes is set; without it only
+ * the graph and engine are built (get_node_addr in other daemons). Takes
+ * ownership of conf. Returns NULL (logged, file and reason) on failure. */
+extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes);
+extern void topognn_ctx_free(topognn_ctx_t *ctx);
+
+/* Group index of a Slurm node, or -1 (unmapped). */
+extern int topognn_node_group(const topognn_ctx_t *ctx, int node_inx);
+
+/* The topoinfo records scontrol shows: groups, then switches by level. */
+typedef struct {
+	char *name;
+	char *kind;		/* "group", "leaf", "spine", "core" */
+	uint16_t level;
+	uint32_t link_speed;
+	char *nodes;
+	char *switches;
+} topognn_topo_rec_t;
+
+extern topognn_topo_rec_t *topognn_topo_recs(const topognn_ctx_t *ctx,
+					     uint32_t *count);
+
+/* ---- topognn_eval.c ---- */
+
+/* topology_p_eval_nodes() body. */
+extern int topognn_eval(topology_eval_t *topo_eval);
+
+/* ---- topognn_record.c ---- */
+
+/* What the last evaluation of a job decided; kept until the job starts. */
+typedef struct {
+	uint32_t job_id;
+	topognn_mode_t mode;
+	char kind[32];		/* candidate kind of the choice */
+	char *chosen;		/* ranged node list topognn chose */
+	int chosen_groups;
+	int chosen_leaves;
+	double chosen_cost;
+	char *baseline;		/* what the baseline policy would pick */
+	int baseline_groups;
+	double baseline_cost;
+	place_comm_class cls;
+	int ncandidates;
+	double latency_us;
+	char *record;		/* the engine's decision record (place_record) */
+} topognn_job_decision_t;
+
+/* Remember (replacing) a job's latest decision. */
+extern void topognn_record_remember(const topognn_job_decision_t *d);
+/* Commit a started job: write the decision log line for the allocation it
+ * really got and set TOPOGNN_PLAN / TOPOGNN_GROUPS in its spank_job_env.
+ * Called by prep/topognn in slurmctld with the job write lock held. */
+extern int topognn_job_commit(job_record_t *job_ptr);
+extern void topognn_record_fini(void);
+
+#endif

@@ -1,0 +1,444 @@
+/*****************************************************************************\
+ *  topognn_eval.c - topology_p_eval_nodes(): where a job's nodes go.
+ *
+ *  select/cons_tres offers the candidate nodes (node_map) with per-node
+ *  resources (avail_res_array, avail_core). We translate them into the
+ *  engine's state and request, let place_decide() choose the hosts, and then
+ *  take nodes in that order through Slurm's own helpers (core selection,
+ *  CPU counts, GRES), so every per-node rule of cons_tres still applies.
+ *
+ *  Enforce mode installs _eval_enforce as the eval_nodes callback, shadow
+ *  mode installs _eval_shadow (decides, remembers, hands back). Anything the
+ *  engine cannot express (--contiguous, required nodes outside the graph,
+ *  internal errors) returns ESLURM_NOT_SUPPORTED: Slurm's generic best fit
+ *  decides for that job. Evaluations also come from test-only, will-run and
+ *  preemption passes, so nothing here is final: the decision is only
+ *  remembered, and prep/topognn commits it when the job really starts.
+\*****************************************************************************/
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/core_array.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "src/plugins/topology/common/eval_nodes.h"
+#include "src/plugins/topology/common/gres_sched.h"
+
+#include "place_record.h"
+#include "topognn.h"
+
+/* The node count Slurm's own algorithms aim for. */
+static uint32_t _target_nodes(topology_eval_t *topo_eval)
+{
+	uint32_t n = MAX(topo_eval->min_nodes, topo_eval->req_nodes);
+
+	if (topo_eval->max_nodes && n > topo_eval->max_nodes)
+		n = topo_eval->max_nodes;
+	return MAX(n, 1);
+}
+
+/* --switches=N[@time]: the group limit while the job may still wait. */
+static int _max_groups(job_record_t *job_ptr)
+{
+	if (!job_ptr->req_switch)
+		return 0;
+	if (job_ptr->wait4switch_start == 0)
+		job_ptr->wait4switch_start = time(NULL);
+	if (job_ptr->wait4switch &&
+	    (time(NULL) - job_ptr->wait4switch_start) >=
+	    job_ptr->wait4switch)
+		return 0;
+	return job_ptr->req_switch;
+}
+
+/*
+ * Fill the engine state from what cons_tres offers this job and build the
+ * request. Returns 0, or -1 when the engine cannot express the request
+ * (reason logged at debug level).
+ */
+static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
+			  int max_groups, place_request *req)
+{
+	job_record_t *job_ptr = topo_eval->job_ptr;
+	bitstr_t *req_map = job_ptr->details->req_node_bitmap;
+	node_record_t *node_ptr;
+	uint32_t nodes = _target_nodes(topo_eval);
+	uint16_t max_cpus = 0;
+
+	memset(ctx->allowed, 0, ctx->host_cnt);
+	for (int h = 0; h < ctx->host_cnt; h++) {
+		if (ctx->host_node[h] < 0)
+			place_state_set_host(ctx->state, h, 0, 0, 0, 0,
+					     PLACE_HOST_DOWN);
+	}
+	for (int i = 0; i < ctx->node_cnt; i++) {
+		avail_res_t *res = topo_eval->avail_res_array[i];
+		int h = ctx->node_host[i];
+		unsigned flags = 0;
+		bool offered;
+
+		if (h < 0 || !(node_ptr = node_record_table_ptr[i]))
+			continue;
+		offered = bit_test(topo_eval->node_map, i) && res &&
+			  res->avail_cpus;
+		if (IS_NODE_DOWN(node_ptr) || IS_NODE_NO_RESPOND(node_ptr))
+			flags |= PLACE_HOST_DOWN;
+		if (IS_NODE_DRAIN(node_ptr))
+			flags |= PLACE_HOST_DRAIN;
+		place_state_set_host(ctx->state, h,
+				     offered ? res->avail_gpus : 0,
+				     offered ? res->avail_gpus : 0,
+				     node_ptr->cpus,
+				     offered ? res->avail_cpus : 0, flags);
+		ctx->allowed[h] = offered;
+		if (offered)
+			max_cpus = MAX(max_cpus, res->avail_cpus);
+	}
+
+	memset(req, 0, sizeof(*req));
+	req->job_id = job_ptr->job_id;
+	/* Jobs sized by CPUs (-n without -N) need enough hosts for them. */
+	if (max_cpus && job_ptr->details->min_cpus != NO_VAL) {
+		uint32_t by_cpus = (job_ptr->details->min_cpus + max_cpus - 1) /
+				   max_cpus;
+		if (by_cpus > nodes)
+			nodes = by_cpus;
+		if (topo_eval->max_nodes && nodes > topo_eval->max_nodes)
+			nodes = topo_eval->max_nodes;
+	}
+	req->min_hosts = req->max_hosts = nodes;
+	req->cores_per_host = 1;
+	req->allowed = ctx->allowed;
+	req->max_groups = max_groups;
+
+	if (req_map) {
+		int n = 0;
+
+		for (int i = 0; next_node_bitmap(req_map, &i); i++) {
+			if (i >= ctx->node_cnt || ctx->node_host[i] < 0) {
+				debug("%pJ requires node %s, which the graph lacks: generic selection",
+				      job_ptr, node_record_table_ptr[i]->name);
+				return -1;
+			}
+			ctx->required[n++] = ctx->node_host[i];
+		}
+		req->required = ctx->required;
+		req->nrequired = n;
+	}
+	topognn_classify(&ctx->conf, job_ptr, nodes, &req->comm);
+	return 0;
+}
+
+static char *_hosts_to_nodes(const topognn_ctx_t *ctx, const place_choice *c)
+{
+	bitstr_t *bm = bit_alloc(MAX(ctx->node_cnt, 1));
+	char *names;
+
+	for (int k = 0; k < c->nhosts; k++) {
+		int n = ctx->host_node[c->hosts[k]];
+
+		if (n >= 0)
+			bit_set(bm, n);
+	}
+	names = bitmap2node_name(bm);
+	FREE_NULL_BITMAP(bm);
+	return names;
+}
+
+/* Run the engine; remember the decision for the commit. */
+static int _decide(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
+		   int max_groups, place_decision *dec)
+{
+	place_request req;
+	topognn_job_decision_t rec = { 0 };
+	int rc;
+
+	if (_build_request(ctx, topo_eval, max_groups, &req))
+		return -1;
+	rc = place_decide(ctx->engine, ctx->state, &req, ctx->conf.policy,
+			  PLACE_POLICY_LINEAR, dec);
+	if (rc || !dec->ok) {
+		debug("%pJ: engine found no placement: %s",
+		      topo_eval->job_ptr, dec->reason);
+		return req.max_groups ? -2 : -1;
+	}
+	rec.job_id = topo_eval->job_ptr->job_id;
+	rec.mode = ctx->conf.mode;
+	strlcpy(rec.kind, dec->chosen.kind ? dec->chosen.kind : "",
+		sizeof(rec.kind));
+	rec.chosen = _hosts_to_nodes(ctx, &dec->chosen);
+	rec.chosen_groups = dec->chosen.groups;
+	rec.chosen_leaves = dec->chosen.leaves;
+	rec.chosen_cost = dec->chosen.cost;
+	rec.baseline = _hosts_to_nodes(ctx, &dec->baseline);
+	rec.baseline_groups = dec->baseline.groups;
+	rec.baseline_cost = dec->baseline.cost;
+	rec.cls = req.comm.cls;
+	rec.ncandidates = dec->ncandidates;
+	rec.latency_us = dec->latency_us;
+	rec.record = place_record_json(ctx->cluster, &req, dec,
+				       place_policy_name(ctx->conf.policy), 0);
+	topognn_record_remember(&rec);
+	xfree(rec.chosen);
+	xfree(rec.baseline);
+	free(rec.record);
+	return 0;
+}
+
+/* Slurm node order to try: the engine's hosts, the rest of their groups,
+ * the other groups in ranking order, unmapped nodes last. */
+static int _trial_order(topognn_ctx_t *ctx, bitstr_t *cand,
+			const place_choice *choice)
+{
+	int n = 0, g;
+
+	memset(ctx->group_used, 0, ctx->group_cnt + 1);
+	for (int k = 0; k < choice->nhosts; k++) {
+		int i = ctx->host_node[choice->hosts[k]];
+
+		if (i < 0 || !bit_test(cand, i))
+			continue;
+		ctx->order[n++] = i;
+		bit_clear(cand, i);
+		ctx->group_used[place_cluster_host_group(ctx->cluster,
+							 choice->hosts[k])] = 1;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		for (int h = 0; h < ctx->host_cnt; h++) {
+			int i = ctx->host_node[h];
+
+			if (i < 0 || !bit_test(cand, i))
+				continue;
+			g = place_cluster_host_group(ctx->cluster, h);
+			if ((pass == 0) != (ctx->group_used[g] != 0))
+				continue;
+			ctx->order[n++] = i;
+			bit_clear(cand, i);
+		}
+	}
+	for (int i = 0; next_node_bitmap(cand, &i); i++)
+		ctx->order[n++] = i;
+	return n;
+}
+
+/*
+ * Take nodes in trial order through Slurm's per-node helpers until the job
+ * is satisfied; honour the group limit. Same bookkeeping as the generic
+ * algorithms in src/plugins/topology/common/eval_nodes.c.
+ */
+static int _select_nodes(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
+			 const place_choice *choice, int max_groups)
+{
+	job_record_t *job_ptr = topo_eval->job_ptr;
+	job_details_t *details_ptr = job_ptr->details;
+	bitstr_t *req_map = details_ptr->req_node_bitmap;
+	avail_res_t **avail_res_array = topo_eval->avail_res_array;
+	bitstr_t *cand = bit_copy(topo_eval->node_map);
+	int rem_cpus, rem_nodes, min_rem_nodes, total_cpus = 0, used_groups = 0;
+	int64_t rem_max_cpus;
+	uint64_t maxtasks;
+	int n, rc = SLURM_ERROR;
+	uint32_t min_nodes = topo_eval->min_nodes;
+	uint32_t req_nodes = topo_eval->req_nodes;
+
+	topo_eval->avail_cpus = 0;
+	rem_cpus = details_ptr->min_cpus;
+	min_rem_nodes = min_nodes;
+	if ((topo_eval->gres_per_job = gres_sched_init(job_ptr->gres_list_req)))
+		rem_nodes = MIN(min_nodes, req_nodes);
+	else
+		rem_nodes = MAX(min_nodes, req_nodes);
+	rem_max_cpus = eval_nodes_get_rem_max_cpus(details_ptr, rem_nodes);
+	maxtasks = eval_nodes_set_max_tasks(job_ptr, rem_max_cpus,
+					    topo_eval->max_nodes);
+
+	bit_clear_all(topo_eval->node_map);
+	memset(ctx->group_used, 0, ctx->group_cnt + 1);
+
+	/* Required nodes (-w) first. */
+	for (int i = 0; req_map && next_node_bitmap(req_map, &i); i++) {
+		int g = topognn_node_group(ctx, i);
+
+		if (!bit_test(cand, i) || !avail_res_array[i] ||
+		    !avail_res_array[i]->avail_cpus ||
+		    topo_eval->max_nodes <= 0)
+			goto fini;
+		eval_nodes_select_cores(topo_eval, i, min_rem_nodes);
+		(void) eval_nodes_cpus_to_use(topo_eval, i, rem_max_cpus,
+					      min_rem_nodes, &maxtasks, true);
+		if (topo_eval->avail_cpus <= 0)
+			goto fini;
+		total_cpus += topo_eval->avail_cpus;
+		rem_cpus -= topo_eval->avail_cpus;
+		rem_max_cpus -= topo_eval->avail_cpus;
+		rem_nodes--;
+		min_rem_nodes--;
+		topo_eval->max_nodes--;
+		bit_set(topo_eval->node_map, i);
+		bit_clear(cand, i);
+		g = (g < 0) ? ctx->group_cnt : g;
+		if (!ctx->group_used[g]++)
+			used_groups++;
+	}
+
+	n = _trial_order(ctx, cand, choice);
+	memset(ctx->group_used, 0, ctx->group_cnt + 1);
+	for (int i = 0; next_node_bitmap(topo_eval->node_map, &i); i++) {
+		int g = topognn_node_group(ctx, i);
+		ctx->group_used[(g < 0) ? ctx->group_cnt : g] = 1;
+	}
+
+	for (int k = 0; k < n; k++) {
+		int i = ctx->order[k], g;
+		node_record_t *node_ptr = node_record_table_ptr[i];
+
+		if ((rem_nodes <= 0) && (rem_cpus <= 0) &&
+		    gres_sched_test(job_ptr->gres_list_req, job_ptr->job_id))
+			break;
+		if (topo_eval->max_nodes <= 0)
+			break;
+		g = topognn_node_group(ctx, i);
+		g = (g < 0) ? ctx->group_cnt : g;
+		if (max_groups && !ctx->group_used[g] &&
+		    used_groups >= max_groups)
+			continue;
+		if (!avail_res_array[i] || !avail_res_array[i]->avail_cpus)
+			continue;
+		eval_nodes_select_cores(topo_eval, i, min_rem_nodes);
+		(void) eval_nodes_cpus_to_use(topo_eval, i, rem_max_cpus,
+					      min_rem_nodes, NULL, false);
+		if (topo_eval->avail_cpus == 0)
+			continue;
+		if (job_ptr->gres_list_req &&
+		    !eval_nodes_gres(topo_eval, &maxtasks, job_ptr, node_ptr,
+				     min_rem_nodes, i, 0))
+			continue;
+		total_cpus += topo_eval->avail_cpus;
+		rem_cpus -= topo_eval->avail_cpus;
+		rem_max_cpus -= topo_eval->avail_cpus;
+		rem_nodes--;
+		min_rem_nodes--;
+		topo_eval->max_nodes--;
+		bit_set(topo_eval->node_map, i);
+		if (!ctx->group_used[g]) {
+			ctx->group_used[g] = 1;
+			used_groups++;
+		}
+	}
+	if ((rem_cpus <= 0) && (min_rem_nodes <= 0) &&
+	    gres_sched_test(job_ptr->gres_list_req, job_ptr->job_id))
+		rc = SLURM_SUCCESS;
+
+fini:
+	if (rc == SLURM_SUCCESS)
+		eval_nodes_clip_socket_cores(topo_eval);
+	(void) total_cpus;
+	FREE_NULL_BITMAP(cand);
+	return rc;
+}
+
+static int _eval_shadow(topology_eval_t *topo_eval)
+{
+	topognn_ctx_t *ctx = topognn_ctx;
+	place_decision dec;
+
+	if (ctx)
+		(void) _decide(ctx, topo_eval, 0, &dec);
+	return ESLURM_NOT_SUPPORTED;
+}
+
+static int _eval_enforce(topology_eval_t *topo_eval)
+{
+	topognn_ctx_t *ctx = topognn_ctx;
+	job_record_t *job_ptr = topo_eval->job_ptr;
+	place_decision dec;
+	bitstr_t *orig_node_map;
+	bitstr_t **orig_core;
+	uint32_t orig_max_nodes = topo_eval->max_nodes;
+	uint16_t orig_avail_cpus = topo_eval->avail_cpus;
+	int rc, max_groups;
+
+	if (!ctx || job_ptr->details->contiguous)
+		return ESLURM_NOT_SUPPORTED;
+
+	/*
+	 * --switches=N[@time]: as topology/tree does, an allocation over more
+	 * groups than asked is still returned, but with best_switch false, so
+	 * that cons_tres keeps the job waiting (and the submission is valid).
+	 */
+	max_groups = _max_groups(job_ptr);
+	rc = _decide(ctx, topo_eval, max_groups, &dec);
+	if (rc == -2) {
+		max_groups = 0;
+		rc = _decide(ctx, topo_eval, 0, &dec);
+		job_ptr->best_switch = false;
+	} else if (job_ptr->req_switch) {
+		job_ptr->best_switch = true;
+	}
+	if (rc)
+		return ESLURM_NOT_SUPPORTED;
+
+	orig_node_map = bit_copy(topo_eval->node_map);
+	orig_core = copy_core_array(topo_eval->avail_core);
+	rc = _select_nodes(ctx, topo_eval, &dec.chosen, max_groups);
+	if (rc == SLURM_SUCCESS) {
+		if (slurm_conf.debug_flags & DEBUG_FLAG_SELECT_TYPE) {
+			char *names = bitmap2node_name(topo_eval->node_map);
+			info("%pJ: %s (%s, %d groups, cost %.3g)",
+			     job_ptr, names, dec.chosen.kind,
+			     dec.chosen.groups, dec.chosen.cost);
+			xfree(names);
+		}
+	} else {
+		debug("%pJ: engine's hosts not usable by Slurm's per-node rules: generic selection",
+		      job_ptr);
+		/* Hand Slurm back what it offered. */
+		bit_copybits(topo_eval->node_map, orig_node_map);
+		for (int i = 0; i < node_record_count; i++) {
+			if (!topo_eval->avail_core[i] || !orig_core[i])
+				continue;
+			bit_copybits(topo_eval->avail_core[i], orig_core[i]);
+		}
+		topo_eval->max_nodes = orig_max_nodes;
+		topo_eval->avail_cpus = orig_avail_cpus;
+		rc = ESLURM_NOT_SUPPORTED;
+	}
+	FREE_NULL_BITMAP(orig_node_map);
+	free_core_array(&orig_core);
+	return rc;
+}
+
+extern int topognn_eval(topology_eval_t *topo_eval)
+{
+	topognn_ctx_t *ctx = topognn_ctx;
+	topognn_mode_t mode = ctx ? ctx->conf.mode : TOPOGNN_MODE_OFF;
+
+	if (ctx && ctx->node_cnt != node_record_count) {
+		/* The node table changed under us (scontrol reconfigure with
+		 * new nodes): generic selection until build_config runs. */
+		mode = TOPOGNN_MODE_OFF;
+	}
+	switch (mode) {
+	case TOPOGNN_MODE_ENFORCE:
+		topo_eval->eval_nodes = _eval_enforce;
+		break;
+	case TOPOGNN_MODE_SHADOW:
+		topo_eval->eval_nodes = _eval_shadow;
+		break;
+	default:
+		topo_eval->eval_nodes = NULL;
+		break;
+	}
+	topo_eval->trump_others = false;
+	return common_topo_choose_nodes(topo_eval);
+}

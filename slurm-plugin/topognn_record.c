@@ -1,0 +1,269 @@
+/*****************************************************************************\
+ *  topognn_record.c - decisions that became allocations.
+ *
+ *  An evaluation is not an allocation (test-only, will-run and preemption
+ *  passes evaluate too), so eval only remembers a job's latest decision in
+ *  a small table. When the job really starts, prep/topognn calls
+ *  topognn_job_commit(): it writes one JSON line to the DecisionLog with the
+ *  allocation Slurm really made next to what topognn chose and what the
+ *  baseline would have chosen, logs the shadow-mode comparison, and hands
+ *  the node side its plan through the job's spank_job_env
+ *  (TOPOGNN_GROUPS, TOPOGNN_PLAN; SPANK_TOPOGNN_* in prolog/epilog).
+\*****************************************************************************/
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "topognn.h"
+
+#define DECISION_SLOTS 1024
+
+static topognn_job_decision_t decisions[DECISION_SLOTS];
+static pthread_mutex_t decisions_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void _decision_clear(topognn_job_decision_t *d)
+{
+	xfree(d->chosen);
+	xfree(d->baseline);
+	xfree(d->record);
+	memset(d, 0, sizeof(*d));
+}
+
+extern void topognn_record_remember(const topognn_job_decision_t *d)
+{
+	topognn_job_decision_t *slot = &decisions[d->job_id % DECISION_SLOTS];
+
+	slurm_mutex_lock(&decisions_lock);
+	_decision_clear(slot);
+	*slot = *d;
+	slot->chosen = xstrdup(d->chosen);
+	slot->baseline = xstrdup(d->baseline);
+	slot->record = xstrdup(d->record);
+	slurm_mutex_unlock(&decisions_lock);
+}
+
+/* Move a job's decision out of the table; false if none is remembered. */
+static bool _decision_take(uint32_t job_id, topognn_job_decision_t *out)
+{
+	topognn_job_decision_t *slot = &decisions[job_id % DECISION_SLOTS];
+	bool found = false;
+
+	slurm_mutex_lock(&decisions_lock);
+	if (slot->job_id == job_id && job_id) {
+		*out = *slot;
+		memset(slot, 0, sizeof(*slot));
+		found = true;
+	}
+	slurm_mutex_unlock(&decisions_lock);
+	return found;
+}
+
+extern void topognn_record_fini(void)
+{
+	slurm_mutex_lock(&decisions_lock);
+	for (int i = 0; i < DECISION_SLOTS; i++)
+		_decision_clear(&decisions[i]);
+	slurm_mutex_unlock(&decisions_lock);
+}
+
+/* Set (replacing) NAME=value in the job's spank_job_env. */
+static void _job_setenv(job_record_t *job_ptr, const char *name,
+			const char *value)
+{
+	size_t len = strlen(name);
+	char *entry = xstrdup_printf("%s=%s", name, value);
+
+	for (uint32_t i = 0; i < job_ptr->spank_job_env_size; i++) {
+		char *e = job_ptr->spank_job_env[i];
+
+		if (e && !strncmp(e, name, len) && e[len] == '=') {
+			xfree(job_ptr->spank_job_env[i]);
+			job_ptr->spank_job_env[i] = entry;
+			return;
+		}
+	}
+	xrecalloc(job_ptr->spank_job_env, job_ptr->spank_job_env_size + 1,
+		  sizeof(char *));
+	job_ptr->spank_job_env[job_ptr->spank_job_env_size++] = entry;
+}
+
+static void _append_line(const char *path, const char *line)
+{
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	size_t len = strlen(line);
+
+	if (fd < 0) {
+		static time_t last;
+		if (time(NULL) - last > 60) {
+			error("DecisionLog %s: %m", path);
+			last = time(NULL);
+		}
+		return;
+	}
+	if (write(fd, line, len) != (ssize_t) len)
+		error("DecisionLog %s: short write: %m", path);
+	close(fd);
+}
+
+static json_t *_choice_json(const char *policy, const char *nodes,
+			    const char *kind, int groups, int leaves,
+			    double cost)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "policy", json_string(policy));
+	json_object_set_new(o, "nodes", json_string(nodes ? nodes : ""));
+	if (kind)
+		json_object_set_new(o, "kind", json_string(kind));
+	json_object_set_new(o, "groups", json_integer(groups));
+	if (leaves >= 0)
+		json_object_set_new(o, "leaves", json_integer(leaves));
+	json_object_set_new(o, "cost", json_real(cost));
+	return o;
+}
+
+extern int topognn_job_commit(job_record_t *job_ptr)
+{
+	topognn_ctx_t *ctx;
+	topognn_job_decision_t dec = { 0 };
+	bool have_dec;
+	hostlist_t *groups_hl = NULL;
+	char *plan = NULL, *groups = NULL;
+	int ngroups = 0, nleaves = 0;
+	json_t *rec, *arr;
+	char *line;
+
+	if (!job_ptr || !job_ptr->node_bitmap)
+		return SLURM_SUCCESS;
+	have_dec = _decision_take(job_ptr->job_id, &dec);
+
+	slurm_rwlock_rdlock(&topognn_lock);
+	ctx = topognn_ctx;
+	if (!ctx || ctx->node_cnt != node_record_count) {
+		slurm_rwlock_unlock(&topognn_lock);
+		_decision_clear(&dec);
+		return SLURM_SUCCESS;
+	}
+
+	/* The allocation Slurm really made, group by group. */
+	groups_hl = hostlist_create(NULL);
+	arr = json_array();
+	for (int g = 0; g < ctx->group_cnt; g++) {
+		bitstr_t *bm;
+		char *names;
+
+		if (!bit_overlap_any(ctx->group_bitmap[g], job_ptr->node_bitmap))
+			continue;
+		bm = bit_copy(ctx->group_bitmap[g]);
+		bit_and(bm, job_ptr->node_bitmap);
+		names = bitmap2node_name(bm);
+		xstrfmtcat(plan, "%s%s:%s", plan ? ";" : "", ctx->group_name[g],
+			   names);
+		hostlist_push_host(groups_hl, ctx->group_name[g]);
+		json_array_append_new(arr, json_string(ctx->group_name[g]));
+		ngroups++;
+		xfree(names);
+		FREE_NULL_BITMAP(bm);
+	}
+	if (bit_overlap_any(ctx->unmapped_bitmap, job_ptr->node_bitmap)) {
+		bitstr_t *bm = bit_copy(ctx->unmapped_bitmap);
+		char *names;
+
+		bit_and(bm, job_ptr->node_bitmap);
+		names = bitmap2node_name(bm);
+		xstrfmtcat(plan, "%sunmapped:%s", plan ? ";" : "", names);
+		xfree(names);
+		FREE_NULL_BITMAP(bm);
+	}
+	for (int s = 0; s < ctx->switch_cnt; s++) {
+		if (ctx->switch_level[s] == 0 &&
+		    bit_overlap_any(ctx->switch_bitmap[s],
+				    job_ptr->node_bitmap))
+			nleaves++;
+	}
+	groups = hostlist_count(groups_hl) ?
+		 hostlist_ranged_string_xmalloc(groups_hl) : xstrdup("");
+	hostlist_destroy(groups_hl);
+
+	rec = json_object();
+	json_object_set_new(rec, "time", json_integer(time(NULL)));
+	json_object_set_new(rec, "job_id", json_integer(job_ptr->job_id));
+	json_object_set_new(rec, "name",
+			    json_string(job_ptr->name ? job_ptr->name : ""));
+	json_object_set_new(rec, "mode",
+			    json_string(topognn_mode_name(ctx->conf.mode)));
+	json_object_set_new(rec, "nodes",
+			    json_string(job_ptr->nodes ? job_ptr->nodes : ""));
+	json_object_set_new(rec, "node_count",
+			    json_integer(bit_set_count(job_ptr->node_bitmap)));
+	json_object_set_new(rec, "groups", arr);
+	json_object_set_new(rec, "ngroups", json_integer(ngroups));
+	json_object_set_new(rec, "leaves", json_integer(nleaves));
+	if (have_dec) {
+		json_object_set_new(rec, "class", json_string(
+			place_comm_class_name(dec.cls)));
+		json_object_set_new(rec, "topognn", _choice_json(
+			place_policy_name(ctx->conf.policy), dec.chosen,
+			dec.kind, dec.chosen_groups, dec.chosen_leaves,
+			dec.chosen_cost));
+		json_object_set_new(rec, "baseline", _choice_json(
+			place_policy_name(PLACE_POLICY_LINEAR), dec.baseline,
+			NULL, dec.baseline_groups, -1, dec.baseline_cost));
+		json_object_set_new(rec, "followed", json_boolean(
+			!xstrcmp(dec.chosen, job_ptr->nodes)));
+		json_object_set_new(rec, "candidates",
+				    json_integer(dec.ncandidates));
+		json_object_set_new(rec, "latency_us",
+				    json_real(dec.latency_us));
+		/* The engine's own record (docs/decision-record.md) of the
+		 * evaluation that became this allocation. */
+		if (dec.record) {
+			json_t *r = json_loads(dec.record, 0, NULL);
+			if (r)
+				json_object_set_new(rec, "decision", r);
+		}
+	} else {
+		json_object_set_new(rec, "topognn", json_null());
+	}
+	line = json_dumps(rec, JSON_COMPACT);
+	json_decref(rec);
+
+	if (ctx->conf.mode == TOPOGNN_MODE_SHADOW && have_dec) {
+		info("shadow %pJ: slurm chose %s (%d groups), topognn would choose %s (%d groups, cost %.4g; baseline cost %.4g)",
+		     job_ptr, job_ptr->nodes, ngroups, dec.chosen,
+		     dec.chosen_groups, dec.chosen_cost, dec.baseline_cost);
+	}
+	if (ctx->conf.decision_log && line) {
+		char *nl = xstrdup_printf("%s\n", line);
+		_append_line(ctx->conf.decision_log, nl);
+		xfree(nl);
+	}
+	slurm_rwlock_unlock(&topognn_lock);
+	free(line);
+
+	_job_setenv(job_ptr, "TOPOGNN_GROUPS", groups);
+	if (plan)
+		_job_setenv(job_ptr, "TOPOGNN_PLAN", plan);
+	debug("%pJ committed: %s groups=%s", job_ptr,
+	      job_ptr->nodes, groups);
+	xfree(plan);
+	xfree(groups);
+	_decision_clear(&dec);
+	return SLURM_SUCCESS;
+}

@@ -1,0 +1,500 @@
+/*****************************************************************************\
+ *  topology_topognn.c - topology/topognn: topology-aware placement from a
+ *	discovered fabric graph, for Slurm 24.11.
+ *
+ *  slurm.conf:	TopologyPlugin=topology/topognn
+ *		PrEpPlugins=prep/script,prep/topognn   (decision log, job plan)
+ *  topognn.conf beside slurm.conf names the graph file (topognn-discover
+ *  --json), the mode (enforce, shadow, off) and the rest; see topognn.conf(5).
+ *
+ *  Failure behaviour: a missing or invalid topognn.conf, graph or model is
+ *  logged with file, line and reason and the plugin falls back to Slurm's
+ *  generic selection (FatalOnError=yes makes it fatal instead). An
+ *  evaluation the engine cannot serve falls back for that job only.
+ *
+ *  The plugin is also loaded by slurmd, slurmstepd and the client commands:
+ *  there it only unpacks and prints topology and answers get_node_addr.
+\*****************************************************************************/
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "slurm/slurm_errno.h"
+#include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/pack.h"
+#include "src/common/read_config.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/slurmctld/locks.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "src/plugins/topology/common/common_topo.h"
+
+#include "topognn.h"
+
+const char plugin_name[] = "topology topognn plugin";
+const char plugin_type[] = "topology/topognn";
+const uint32_t plugin_id = 110; /* unused by Slurm (100-103 taken) */
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+topognn_ctx_t *topognn_ctx = NULL;
+pthread_rwlock_t topognn_lock = PTHREAD_RWLOCK_INITIALIZER;
+
+/* Outside slurmctld: graph-only context for get_node_addr, loaded once. */
+static topognn_ctx_t *addr_ctx = NULL;
+static bool addr_ctx_tried = false;
+static pthread_mutex_t addr_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
+
+typedef struct {
+	uint32_t record_count;
+	topognn_topo_rec_t *recs;
+} topoinfo_topognn_t;
+
+extern int init(void)
+{
+	verbose("%s loaded", plugin_name);
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	slurm_rwlock_wrlock(&topognn_lock);
+	topognn_ctx_free(topognn_ctx);
+	topognn_ctx = NULL;
+	slurm_rwlock_unlock(&topognn_lock);
+	slurm_mutex_lock(&addr_ctx_lock);
+	topognn_ctx_free(addr_ctx);
+	addr_ctx = NULL;
+	addr_ctx_tried = false;
+	slurm_mutex_unlock(&addr_ctx_lock);
+	topognn_record_fini();
+	return SLURM_SUCCESS;
+}
+
+/* Read topognn.conf and build a context; NULL (logged) on failure, fatal
+ * when the admin asked for FatalOnError=yes. */
+static topognn_ctx_t *_load(bool with_nodes)
+{
+	char *path = get_extra_conf_path("topognn.conf");
+	topognn_conf_t conf;
+	topognn_ctx_t *ctx = NULL;
+	bool fatal_on_error;
+	int rc;
+
+	rc = topognn_conf_read(path, &conf);
+	fatal_on_error = conf.fatal_on_error;
+	if (rc == SLURM_SUCCESS && conf.mode == TOPOGNN_MODE_OFF) {
+		info("%s: Mode=off: Slurm's generic selection",
+		     path);
+		topognn_conf_free(&conf);
+	} else if (rc == SLURM_SUCCESS) {
+		ctx = topognn_ctx_build(&conf, with_nodes);
+		rc = ctx ? SLURM_SUCCESS : SLURM_ERROR;
+	} else {
+		topognn_conf_free(&conf);
+	}
+	if (rc != SLURM_SUCCESS) {
+		if (fatal_on_error && running_in_slurmctld())
+			fatal("configuration error and FatalOnError=yes");
+		error("falling back to Slurm's generic node selection");
+	}
+	xfree(path);
+	return ctx;
+}
+
+extern int topology_p_build_config(void)
+{
+	topognn_ctx_t *ctx, *old;
+
+	if (!running_in_slurmctld() || !node_record_count)
+		return SLURM_SUCCESS;
+	ctx = _load(true);
+	slurm_rwlock_wrlock(&topognn_lock);
+	old = topognn_ctx;
+	topognn_ctx = ctx;
+	slurm_rwlock_unlock(&topognn_lock);
+	topognn_ctx_free(old);
+	return SLURM_SUCCESS;
+}
+
+extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
+{
+	int rc;
+
+	slurm_rwlock_rdlock(&topognn_lock);
+	rc = topognn_eval(topo_eval);
+	slurm_rwlock_unlock(&topognn_lock);
+	return rc;
+}
+
+/* --exclusive=topo: extend the mask to whole groups. */
+extern int topology_p_whole_topo(bitstr_t *node_mask)
+{
+	slurm_rwlock_rdlock(&topognn_lock);
+	for (int g = 0; topognn_ctx && g < topognn_ctx->group_cnt; g++) {
+		if (bit_overlap_any(topognn_ctx->group_bitmap[g], node_mask))
+			bit_or(node_mask, topognn_ctx->group_bitmap[g]);
+	}
+	slurm_rwlock_unlock(&topognn_lock);
+	return SLURM_SUCCESS;
+}
+
+/* Nodes of a group or fabric switch by name (do not free). */
+extern bitstr_t *topology_p_get_bitmap(char *name)
+{
+	bitstr_t *bm = NULL;
+	topognn_ctx_t *ctx;
+
+	slurm_rwlock_rdlock(&topognn_lock);
+	if ((ctx = topognn_ctx)) {
+		for (int g = 0; !bm && g < ctx->group_cnt; g++) {
+			if (!xstrcmp(ctx->group_name[g], name))
+				bm = ctx->group_bitmap[g];
+		}
+		for (int s = 0; !bm && s < ctx->switch_cnt; s++) {
+			if (!xstrcmp(ctx->switch_name[s], name))
+				bm = ctx->switch_bitmap[s];
+		}
+	}
+	slurm_rwlock_unlock(&topognn_lock);
+	return bm;
+}
+
+/*
+ * Rank nodes in the graph's host order (group by group), so that Slurm's
+ * consecutive best fit, and anything else walking the node table, sees
+ * groups as contiguous index ranges. Nodes the graph lacks rank last.
+ */
+extern bool topology_p_generate_node_ranking(void)
+{
+	topognn_ctx_t *ctx;
+	node_record_t *node_ptr;
+	int unmapped = 0;
+
+	if (!running_in_slurmctld() || !(ctx = _load(false)))
+		return false;
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		int h = place_cluster_find_host(ctx->cluster, node_ptr->name);
+
+		if (h >= 0) {
+			node_ptr->node_rank = h + 1;
+		} else {
+			node_ptr->node_rank = ctx->host_cnt + 1 + i;
+			unmapped++;
+		}
+	}
+	debug("node ranking from graph order (%d nodes outside the graph last)",
+	      unmapped);
+	topognn_ctx_free(ctx);
+	return true;
+}
+
+/* The context get_node_addr uses: slurmctld's, else a graph-only one. */
+static topognn_ctx_t *_addr_ctx(void)
+{
+	if (running_in_slurmctld())
+		return topognn_ctx;
+	slurm_mutex_lock(&addr_ctx_lock);
+	if (!addr_ctx_tried) {
+		addr_ctx_tried = true;
+		addr_ctx = _load(false);
+	}
+	slurm_mutex_unlock(&addr_ctx_lock);
+	return addr_ctx;
+}
+
+/* Address "group.node", pattern "switch.node". */
+extern int topology_p_get_node_addr(char *node_name, char **paddr,
+				    char **ppattern)
+{
+	topognn_ctx_t *ctx;
+	int h, rc = SLURM_ERROR;
+
+	slurm_rwlock_rdlock(&topognn_lock);
+	ctx = _addr_ctx();
+	if (ctx && (h = place_cluster_find_host(ctx->cluster, node_name)) >= 0) {
+		*paddr = xstrdup_printf("%s.%s",
+			place_cluster_group_name(ctx->cluster,
+				place_cluster_host_group(ctx->cluster, h)),
+			node_name);
+		*ppattern = xstrdup("switch.node");
+		rc = SLURM_SUCCESS;
+	}
+	slurm_rwlock_unlock(&topognn_lock);
+	if (rc == SLURM_SUCCESS)
+		return rc;
+	return common_topo_get_node_addr(node_name, paddr, ppattern);
+}
+
+static int _tree_depth(int count, uint16_t tree_width)
+{
+	if (count <= 1 || tree_width < 2)
+		return 1;
+	return ceil(log2(count * (tree_width - 1) + 1) / log2(tree_width));
+}
+
+/*
+ * With TopologyParam=RouteTree, slurmctld sends one message per group and
+ * each group's first node fans out inside its group; otherwise, and outside
+ * slurmctld, Slurm's plain tree-width split.
+ */
+extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl,
+				     int *count, uint16_t tree_width)
+{
+	slurmctld_lock_t node_read_lock = { .node = READ_LOCK };
+	bitstr_t *nodes_bitmap = NULL, *part;
+	topognn_ctx_t *ctx;
+	int depth = 0, groups = 0;
+
+	if (!common_topo_route_tree() || !running_in_slurmctld())
+		return common_topo_split_hostlist_treewidth(hl, sp_hl, count,
+							    tree_width);
+	lock_slurmctld(node_read_lock);
+	slurm_rwlock_rdlock(&topognn_lock);
+	ctx = topognn_ctx;
+	if (!ctx || ctx->node_cnt != node_record_count ||
+	    hostlist2bitmap(hl, false, &nodes_bitmap) != SLURM_SUCCESS)
+		goto treewidth;
+	for (int g = 0; g < ctx->group_cnt; g++) {
+		if (bit_overlap_any(ctx->group_bitmap[g], nodes_bitmap))
+			groups++;
+	}
+	if (bit_overlap_any(ctx->unmapped_bitmap, nodes_bitmap))
+		groups++;
+	if (groups < 2)
+		goto treewidth;
+
+	*sp_hl = xcalloc(groups, sizeof(hostlist_t *));
+	*count = 0;
+	part = bit_alloc(bit_size(nodes_bitmap));
+	for (int g = 0; g <= ctx->group_cnt; g++) {
+		bitstr_t *gb = (g < ctx->group_cnt) ? ctx->group_bitmap[g] :
+			       ctx->unmapped_bitmap;
+		int n;
+
+		bit_copybits(part, gb);
+		bit_and(part, nodes_bitmap);
+		if (!(n = bit_set_count(part)))
+			continue;
+		(*sp_hl)[(*count)++] = bitmap2hostlist(part);
+		depth = MAX(depth, _tree_depth(n, tree_width));
+	}
+	FREE_NULL_BITMAP(part);
+	FREE_NULL_BITMAP(nodes_bitmap);
+	slurm_rwlock_unlock(&topognn_lock);
+	unlock_slurmctld(node_read_lock);
+	return depth + 1;
+
+treewidth:
+	FREE_NULL_BITMAP(nodes_bitmap);
+	slurm_rwlock_unlock(&topognn_lock);
+	unlock_slurmctld(node_read_lock);
+	return common_topo_split_hostlist_treewidth(hl, sp_hl, count,
+						    tree_width);
+}
+
+extern int topology_p_topology_free(void *topoinfo_ptr)
+{
+	topoinfo_topognn_t *topoinfo = topoinfo_ptr;
+
+	if (!topoinfo)
+		return SLURM_SUCCESS;
+	for (uint32_t i = 0; topoinfo->recs && i < topoinfo->record_count;
+	     i++) {
+		xfree(topoinfo->recs[i].name);
+		xfree(topoinfo->recs[i].kind);
+		xfree(topoinfo->recs[i].nodes);
+		xfree(topoinfo->recs[i].switches);
+	}
+	xfree(topoinfo->recs);
+	xfree(topoinfo);
+	return SLURM_SUCCESS;
+}
+
+extern int topology_p_get(topology_data_t type, void *data)
+{
+	switch (type) {
+	case TOPO_DATA_TOPOLOGY_PTR:
+	{
+		dynamic_plugin_data_t **topoinfo_pptr = data;
+		topoinfo_topognn_t *topoinfo = xmalloc(sizeof(*topoinfo));
+
+		slurm_rwlock_rdlock(&topognn_lock);
+		topoinfo->recs = topognn_topo_recs(topognn_ctx,
+						   &topoinfo->record_count);
+		slurm_rwlock_unlock(&topognn_lock);
+		*topoinfo_pptr = xmalloc(sizeof(dynamic_plugin_data_t));
+		(*topoinfo_pptr)->data = topoinfo;
+		(*topoinfo_pptr)->plugin_id = plugin_id;
+		return SLURM_SUCCESS;
+	}
+	case TOPO_DATA_REC_CNT:
+	{
+		int *rec_cnt = data;
+
+		slurm_rwlock_rdlock(&topognn_lock);
+		*rec_cnt = topognn_ctx ? topognn_ctx->group_cnt +
+					 topognn_ctx->switch_cnt : 0;
+		slurm_rwlock_unlock(&topognn_lock);
+		return SLURM_SUCCESS;
+	}
+	case TOPO_DATA_EXCLUSIVE_TOPO:
+	{
+		int *exclusive_topo = data;
+
+		*exclusive_topo = 0;
+		return SLURM_SUCCESS;
+	}
+	default:
+		error("unsupported get option %d", type);
+		return SLURM_ERROR;
+	}
+}
+
+extern int topology_p_topology_pack(void *topoinfo_ptr, buf_t *buffer,
+				    uint16_t protocol_version)
+{
+	topoinfo_topognn_t *topoinfo = topoinfo_ptr;
+
+	pack32(topoinfo->record_count, buffer);
+	for (uint32_t i = 0; i < topoinfo->record_count; i++) {
+		topognn_topo_rec_t *r = &topoinfo->recs[i];
+
+		packstr(r->name, buffer);
+		packstr(r->kind, buffer);
+		pack16(r->level, buffer);
+		pack32(r->link_speed, buffer);
+		packstr(r->nodes, buffer);
+		packstr(r->switches, buffer);
+	}
+	return SLURM_SUCCESS;
+}
+
+static void _print_rec(topognn_topo_rec_t *r, char **out)
+{
+	char *line = NULL, *pos = NULL, *env;
+
+	if (!xstrcmp(r->kind, "group")) {
+		xstrfmtcatat(line, &pos, "GroupName=%s", r->name);
+		if (r->nodes)
+			xstrfmtcatat(line, &pos, " Nodes=%s", r->nodes);
+		if (r->switches)
+			xstrfmtcatat(line, &pos, " Leaves=%s", r->switches);
+	} else {
+		xstrfmtcatat(line, &pos, "SwitchName=%s Kind=%s Level=%u LinkSpeed=%u",
+			     r->name, r->kind, r->level, r->link_speed);
+		if (r->nodes)
+			xstrfmtcatat(line, &pos, " Nodes=%s", r->nodes);
+		if (r->switches)
+			xstrfmtcatat(line, &pos, " Switches=%s", r->switches);
+	}
+	if ((env = getenv("SLURM_TOPO_LEN")))
+		xstrfmtcat(*out, "%.*s\n", atoi(env), line);
+	else
+		xstrfmtcat(*out, "%s\n", line);
+	xfree(line);
+}
+
+extern int topology_p_topology_print(void *topoinfo_ptr, char *nodes_list,
+				     char **out)
+{
+	topoinfo_topognn_t *topoinfo = topoinfo_ptr;
+	int match_cnt = 0;
+
+	*out = NULL;
+	if (!nodes_list || !nodes_list[0]) {
+		if (!topoinfo->record_count) {
+			error("No topology information available");
+			return SLURM_SUCCESS;
+		}
+		for (uint32_t i = 0; i < topoinfo->record_count; i++)
+			_print_rec(&topoinfo->recs[i], out);
+		return SLURM_SUCCESS;
+	}
+	for (uint32_t i = 0; i < topoinfo->record_count; i++) {
+		if (!xstrcmp(topoinfo->recs[i].name, nodes_list)) {
+			_print_rec(&topoinfo->recs[i], out);
+			return SLURM_SUCCESS;
+		}
+	}
+	for (uint32_t i = 0; i < topoinfo->record_count; i++) {
+		hostset_t *hs;
+		int match;
+
+		if (!topoinfo->recs[i].nodes || !topoinfo->recs[i].nodes[0])
+			continue;
+		if (!(hs = hostset_create(topoinfo->recs[i].nodes)))
+			continue;
+		match = hostset_within(hs, nodes_list);
+		hostset_destroy(hs);
+		if (!match)
+			continue;
+		match_cnt++;
+		_print_rec(&topoinfo->recs[i], out);
+	}
+	if (!match_cnt)
+		error("Topology information contains no group, switch or node named %s",
+		      nodes_list);
+	return SLURM_SUCCESS;
+}
+
+extern int topology_p_topology_unpack(void **topoinfo_pptr, buf_t *buffer,
+				      uint16_t protocol_version)
+{
+	topoinfo_topognn_t *topoinfo = xmalloc(sizeof(*topoinfo));
+
+	*topoinfo_pptr = topoinfo;
+	safe_unpack32(&topoinfo->record_count, buffer);
+	safe_xcalloc(topoinfo->recs, topoinfo->record_count,
+		     sizeof(topognn_topo_rec_t));
+	for (uint32_t i = 0; i < topoinfo->record_count; i++) {
+		topognn_topo_rec_t *r = &topoinfo->recs[i];
+
+		safe_unpackstr(&r->name, buffer);
+		safe_unpackstr(&r->kind, buffer);
+		safe_unpack16(&r->level, buffer);
+		safe_unpack32(&r->link_speed, buffer);
+		safe_unpackstr(&r->nodes, buffer);
+		safe_unpackstr(&r->switches, buffer);
+	}
+	return SLURM_SUCCESS;
+
+unpack_error:
+	topology_p_topology_free(topoinfo);
+	*topoinfo_pptr = NULL;
+	return SLURM_ERROR;
+}
+
+/* Free hosts stranded outside whole free groups: they can only serve jobs
+ * that span groups. node_mask holds the free nodes. */
+extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask)
+{
+	topognn_ctx_t *ctx;
+	uint32_t frag = 0;
+
+	slurm_rwlock_rdlock(&topognn_lock);
+	if ((ctx = topognn_ctx) && bit_size(node_mask) == ctx->node_cnt) {
+		for (int g = 0; g < ctx->group_cnt; g++) {
+			int n = bit_overlap(ctx->group_bitmap[g], node_mask);
+
+			if (n && n < bit_set_count(ctx->group_bitmap[g]))
+				frag += n;
+		}
+		frag += bit_overlap(ctx->unmapped_bitmap, node_mask);
+	}
+	slurm_rwlock_unlock(&topognn_lock);
+	return frag;
+}
+
+/* For prep/topognn (found with dlsym on this plugin's handle). */
+extern int topognn_commit_job(job_record_t *job_ptr)
+{
+	return topognn_job_commit(job_ptr);
+}

@@ -1,0 +1,340 @@
+#!/usr/bin/env bash
+# test_topognn.sh: topology/topognn (and prep/topognn) on a real one-machine
+# Slurm cluster: 32 slurmd, a generated fabric of 4 groups x 8 hosts x 2 rails
+# (su1 = n001-n008, su2 = n009-n016, su3 = n017-n024, su4 = n025-n032).
+# Jobs are plain `sbatch --exclusive`; every check reads the node list Slurm
+# really allocated (squeue) or the decision log / slurmctld log.
+#
+# Checked: sinfo and scontrol show topology with the plugin loaded; heavy
+# jobs inside one group when one fits, fewest groups when none does; light
+# jobs fill fragments; -w, --exclude, --switches; drained and down nodes
+# avoided; committed decisions in the DecisionLog and the plan in the prolog
+# environment (SPANK_TOPOGNN_GROUPS); shadow mode leaves Slurm's choice and
+# logs topognn's; a bad graph file leaves slurmctld up and scheduling;
+# restarting slurmctld keeps working.
+#
+# Needs root, the Slurm from scripts/build-slurm.sh and a build configured
+# with --with-slurm-source (the plugins and the fattree_json helper).
+# Environment: as tests/slurm/cluster.sh, plus
+#   TOPOGNN_BUILD_DIR   build dir with slurm-plugin/ built (default <repo>/_build/default, as scripts/test.sh builds)
+#   TOPOGNN_PLUGIN_SO_DIR  dir holding topology_topognn.so and prep_topognn.so
+#                       (default $TOPOGNN_BUILD_DIR/slurm-plugin/.libs)
+# Prints "N passed, N failed" last; exit 1 on failure.
+set -euo pipefail
+
+script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+repo_root=$(cd -- "$script_dir/../.." && pwd)
+cluster="$script_dir/cluster.sh"
+
+build_dir=${TOPOGNN_BUILD_DIR:-$repo_root/_build/default}
+so_dir=${TOPOGNN_PLUGIN_SO_DIR:-$build_dir/slurm-plugin/.libs}
+export TOPOGNN_CLUSTER_DIR=${TOPOGNN_CLUSTER_DIR:-$repo_root/.local/cluster-topognn}
+export TOPOGNN_CLUSTER_NODES=32
+export TOPOGNN_TOPOLOGY_PLUGIN=topology/topognn
+export TOPOGNN_PLUGIN_DIRS="$so_dir"
+
+readonly PER_GROUP=8 RUN_TIMEOUT=30
+
+passed=0
+failed=0
+pass() { passed=$(( passed + 1 )); printf 'ok   - %s\n' "$*"; }
+fail() { failed=$(( failed + 1 )); printf 'FAIL - %s\n' "$*"; }
+finish() { printf '%d passed, %d failed\n' "$passed" "$failed"; (( failed == 0 )); }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/topognn-slurm.XXXXXX")
+chmod 755 "$work"
+cleanup() {
+    "$cluster" stop >/dev/null 2>&1 || true
+    rm -rf -- "$work"
+}
+trap cleanup EXIT
+
+# ---- setup -----------------------------------------------------------------
+"$repo_root/scripts/build-slurm.sh" >/dev/null
+for f in "$so_dir/topology_topognn.so" "$so_dir/prep_topognn.so" \
+         "$build_dir/slurm-plugin/fattree_json"; do
+    [[ -e "$f" ]] || { fail "missing $f (configure --with-slurm-source and make)"; finish; exit 1; }
+done
+
+"$build_dir/slurm-plugin/fattree_json" "groups=4,hosts=$PER_GROUP,rails=2,spines=2,prefix=n,digits=3" \
+    > "$work/graph.json"
+printf '{ "format": "topognn-graph", "version": 1, "vertices": [\n  { "kind": "host" }\n' \
+    > "$work/bad-graph.json"
+plan_log="$work/plan.log"
+cat > "$work/prolog.sh" <<EOF
+#!/bin/sh
+echo "\$SLURM_JOB_ID \${SPANK_TOPOGNN_GROUPS:-none} \${SPANK_TOPOGNN_PLAN:-none}" >> "$plan_log"
+exit 0
+EOF
+chmod 755 "$work/prolog.sh"
+write_topognn_conf() { # mode graph
+    cat > "$1" <<EOF
+# topognn.conf for tests/slurm/test_topognn.sh
+GraphFile=$3
+Mode=$2
+DecisionLog=$work/decisions.jsonl
+Candidates=32
+ClassRule=light Name=light*
+ClassRule=heavy MinNodes=2
+EOF
+}
+write_topognn_conf "$work/topognn.conf" enforce "$work/graph.json"
+printf 'PrEpPlugins=prep/script,prep/topognn\nProlog=%s\n' "$work/prolog.sh" > "$work/extra.conf"
+export TOPOGNN_CLUSTER_EXTRA_CONF="$work/extra.conf"
+export TOPOGNN_CLUSTER_EXTRA_FILES="$work/topognn.conf"
+
+eval "$("$cluster" env)"
+if "$cluster" start; then
+    pass "cluster started with topology/topognn: $TOPOGNN_CLUSTER_NODES slurmd idle"
+else
+    fail "cluster start with topology/topognn"
+    finish
+    exit 1
+fi
+etc_conf="$TOPOGNN_CLUSTER_DIR/etc/topognn.conf"
+ctld_log="$TOPOGNN_CLUSTER_DIR/log/slurmctld.log"
+
+# ---- helpers ---------------------------------------------------------------
+group_of() { local n=$1; n=${n#n}; echo $(( (10#$n - 1) / PER_GROUP + 1 )); }
+hosts_of() { timeout 10 scontrol show hostnames "$1"; }
+groups_of() { # nodelist -> distinct group numbers, one line
+    local h
+    for h in $(hosts_of "$1"); do group_of "$h"; done | sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+ngroups_of() { local g; g=$(groups_of "$1"); wc -w <<< "$g"; }
+
+# sbatch; prints the job id, or "none" when sbatch refuses (checks then fail)
+submit() {
+    local id
+    if id=$(timeout 10 sbatch --parsable --exclusive --chdir="$work" --output=/dev/null "$@" \
+            --wrap 'sleep 300'); then
+        echo "${id%%;*}"
+    else
+        echo none
+    fi
+}
+# wait until running; prints the node list ("" on timeout)
+nodes_of() {
+    local id=$1 deadline=$(( SECONDS + ${2:-$RUN_TIMEOUT} )) st
+    while (( SECONDS < deadline )); do
+        st=$(timeout 10 squeue -h -j "$id" -o '%T %N' 2>/dev/null || true)
+        if [[ "$st" == RUNNING* ]]; then echo "${st#RUNNING }"; return 0; fi
+        sleep 0.5
+    done
+    echo ""
+}
+state_of() { timeout 10 squeue -h -j "$1" -o '%T' 2>/dev/null || true; }
+cancel_all() {
+    timeout 10 scancel --user="$(id -un)" 2>/dev/null || true
+    local deadline=$(( SECONDS + 30 ))
+    while (( SECONDS < deadline )); do
+        [[ -z "$(timeout 10 squeue -h 2>/dev/null)" ]] && break
+        sleep 0.5
+    done
+    "$cluster" wait-idle >/dev/null || true
+}
+# desc id -> node list; "" when the job did not start (the caller's check
+# then fails; a subshell cannot count failures)
+run_check() { nodes_of "$2"; }
+
+# ---- plugin loaded in clients ----------------------------------------------
+if timeout 10 sinfo -h -o '%D %t' | grep -q '^32 idle$'; then
+    pass "sinfo with the plugin loaded: 32 idle"
+else
+    fail "sinfo: $(timeout 10 sinfo 2>&1 | tr '\n' ' ')"
+fi
+topo=$(timeout 10 scontrol show topology 2>&1 || true)
+ng=$(grep -c '^GroupName=' <<< "$topo" || true)
+nl=$(grep -c '^SwitchName=.* Kind=leaf' <<< "$topo" || true)
+ns=$(grep -c '^SwitchName=.* Kind=spine' <<< "$topo" || true)
+if (( ng == 4 && nl == 8 && ns == 2 )) && grep -q '^GroupName=su2 Nodes=n\[009-016\]' <<< "$topo"; then
+    pass "scontrol show topology: 4 groups, 8 leaves, 2 spines, su2 = n[009-016]"
+else
+    fail "scontrol show topology: $ng groups, $nl leaves, $ns spines: $topo"
+fi
+one=$(timeout 10 scontrol show topology n012 2>&1 || true)
+if grep -q '^GroupName=su2 ' <<< "$one"; then
+    pass "scontrol show topology n012 names group su2"
+else
+    fail "scontrol show topology n012: $one"
+fi
+
+# ---- heavy job: one group when one fits -------------------------------------
+frag=$(submit -N 3 -w 'n[001-003]' -J light-frag)
+nodes=$(run_check "fragment job" "$frag")
+heavy=$(submit -N 6 -J heavy6)
+nodes=$(run_check "heavy -N 6" "$heavy")
+if [[ -n "$nodes" ]] && (( $(ngroups_of "$nodes") == 1 )); then
+    pass "heavy -N 6 with su1 fragmented lands in one group: $nodes (group $(groups_of "$nodes"))"
+else
+    fail "heavy -N 6 spans groups: $nodes"
+fi
+
+# ---- heavy job: fewest groups when none fits --------------------------------
+heavy12=$(submit -N 12 -J heavy12)
+nodes=$(run_check "heavy -N 12" "$heavy12")
+if [[ -n "$nodes" ]] && (( $(ngroups_of "$nodes") == 2 )); then
+    pass "heavy -N 12 spans the fewest groups (2): $nodes"
+else
+    fail "heavy -N 12 spans $(ngroups_of "${nodes:-n001}") groups: $nodes"
+fi
+
+# ---- decision log and plan ----------------------------------------------------
+sleep 1
+if grep -q "\"job_id\":$heavy,.*\"mode\":\"enforce\",\"nodes\":\"$(sed 's/[][]/\\&/g' <<< "$(nodes_of "$heavy")")\".*\"ngroups\":1" \
+        "$work/decisions.jsonl" 2>/dev/null; then
+    pass "decision log records job $heavy's real allocation with ngroups 1"
+else
+    fail "decision log lacks job $heavy: $(cat "$work/decisions.jsonl" 2>/dev/null | tail -n 3)"
+fi
+if [[ $(grep -c "\"job_id\":$heavy," "$work/decisions.jsonl" 2>/dev/null) == 1 ]]; then
+    pass "exactly one committed record for job $heavy (evaluations are not logged)"
+else
+    fail "job $heavy has $(grep -c "\"job_id\":$heavy," "$work/decisions.jsonl" 2>/dev/null) records"
+fi
+want_group="su$(groups_of "$(nodes_of "$heavy")")"
+if grep -q "^$heavy $want_group $want_group:n" "$plan_log" 2>/dev/null; then
+    pass "prolog sees SPANK_TOPOGNN_GROUPS=$want_group and the plan for job $heavy"
+else
+    fail "prolog environment of job $heavy: $(grep "^$heavy " "$plan_log" 2>/dev/null | head -n 1)"
+fi
+cancel_all
+
+# ---- light jobs fill fragments --------------------------------------------------
+frag=$(submit -N 5 -w 'n[001-005]' -J light-frag5)
+run_check "fragment -N 5" "$frag" >/dev/null
+light=$(submit -N 2 -J light2)
+nodes=$(run_check "light -N 2" "$light")
+ok=1
+for h in $(hosts_of "$nodes"); do [[ "$h" =~ ^n00[6-8]$ ]] || ok=0; done
+if [[ -n "$nodes" ]] && (( ok )); then
+    pass "light -N 2 fills su1's fragment n[006-008]: $nodes"
+else
+    fail "light -N 2 broke into a whole group: $nodes"
+fi
+cancel_all
+
+# ---- -w and --exclude -------------------------------------------------------------
+wjob=$(submit -N 2 -w 'n010,n020' -J heavy-w)
+nodes=$(run_check "-w" "$wjob")
+if [[ "$nodes" == "n[010,020]" ]]; then
+    pass "-w n010,n020 honoured: $nodes"
+else
+    fail "-w n010,n020 got $nodes"
+fi
+cancel_all
+xjob=$(submit -N 8 --exclude='n[001,010,018]' -J heavy-x)
+nodes=$(run_check "--exclude" "$xjob")
+if [[ -n "$nodes" ]] && ! hosts_of "$nodes" | grep -qE '^n(001|010|018)$' \
+        && (( $(ngroups_of "$nodes") == 1 )); then
+    pass "--exclude n[001,010,018] honoured, whole free group used: $nodes"
+else
+    fail "--exclude n[001,010,018] got $nodes"
+fi
+cancel_all
+
+# ---- --switches -------------------------------------------------------------------
+sjob=$(submit -N 10 --switches=1@10:00 -J heavy-s1)
+sleep 4
+st=$(state_of "$sjob")
+if [[ "$st" == PENDING ]]; then
+    pass "--switches=1 -N 10 (groups of 8) stays pending on an idle cluster"
+else
+    fail "--switches=1 -N 10 is $st on $(timeout 10 squeue -h -j "$sjob" -o %N)"
+fi
+[[ "$sjob" == none ]] || timeout 10 scancel "$sjob" || true
+s2job=$(submit -N 10 --switches=2 -J light-s2)
+nodes=$(run_check "--switches=2" "$s2job")
+if [[ -n "$nodes" ]] && (( $(ngroups_of "$nodes") <= 2 )); then
+    pass "--switches=2 -N 10 within 2 groups: $nodes"
+else
+    fail "--switches=2 -N 10 got $nodes"
+fi
+cancel_all
+
+# ---- drained and down nodes -----------------------------------------------------
+timeout 10 scontrol update nodename=n009 state=drain reason=topognn-test || true
+timeout 10 scontrol update nodename=n026 state=down reason=topognn-test || true
+ids=()
+for j in 1 2 3; do ids+=("$(submit -N 7 -J "heavy-d$j")"); done
+bad=0 all=""
+for id in "${ids[@]}"; do
+    nodes=$(run_check "drain/down job" "$id")
+    all+="$nodes "
+    if [[ -z "$nodes" ]] || hosts_of "$nodes" | grep -qE '^n(009|026)$' \
+            || (( $(ngroups_of "$nodes") != 1 )); then bad=1; fi
+done
+if (( ! bad )); then
+    pass "3 heavy -N 7 jobs avoid drained n009 and down n026, one group each: $all"
+else
+    fail "drained/down nodes or group spans: $all"
+fi
+cancel_all
+for n in n009 n026; do
+    timeout 10 scontrol update nodename="$n" state=resume 2>/dev/null || true
+done
+"$cluster" wait-idle >/dev/null || fail "n009/n026 did not return to idle"
+
+# ---- restart slurmctld keeps working --------------------------------------------
+if "$cluster" restart-ctld >/dev/null; then
+    job=$(submit -N 8 -J heavy-restart)
+    nodes=$(run_check "after restart" "$job")
+    if [[ -n "$nodes" ]] && (( $(ngroups_of "$nodes") == 1 )) \
+            && [[ $(timeout 10 scontrol show topology | grep -c '^GroupName=') == 4 ]]; then
+        pass "after a slurmctld restart: topology shown, heavy -N 8 in one group: $nodes"
+    else
+        fail "after a slurmctld restart: $nodes"
+    fi
+else
+    fail "slurmctld restart"
+fi
+cancel_all
+
+# ---- shadow mode: Slurm's choice stands, topognn's is logged ----------------------
+write_topognn_conf "$etc_conf" shadow "$work/graph.json"
+"$cluster" restart-ctld >/dev/null || fail "restart into shadow mode"
+frag=$(submit -N 3 -w 'n[001-003]' -J light-frag)
+run_check "shadow fragment" "$frag" >/dev/null
+job=$(submit -N 6 -J heavy-shadow)
+nodes=$(run_check "shadow -N 6" "$job")
+if [[ "$nodes" == "n[004-009]" ]]; then
+    pass "shadow mode: Slurm's consecutive best fit stands: $nodes (2 groups)"
+else
+    fail "shadow mode: heavy -N 6 got $nodes, want Slurm's own n[004-009]"
+fi
+sleep 1
+if grep -q "shadow JobId=$job: slurm chose n\[004-009\] (2 groups), topognn would choose .* (1 groups" "$ctld_log"; then
+    pass "shadow mode logs both choices and scores: $(grep -o "shadow JobId=$job.*" "$ctld_log" | head -n 1)"
+else
+    fail "no shadow log line for job $job"
+fi
+if grep -q "\"job_id\":$job,.*\"mode\":\"shadow\"" "$work/decisions.jsonl"; then
+    pass "shadow decision of job $job in the decision log"
+else
+    fail "no shadow decision record for job $job"
+fi
+cancel_all
+
+# ---- a bad graph file: slurmctld stays up and schedules ---------------------------
+write_topognn_conf "$etc_conf" enforce "$work/bad-graph.json"
+if "$cluster" restart-ctld >/dev/null && timeout 5 scontrol ping | grep -q 'is UP'; then
+    pass "slurmctld up with a broken graph file"
+else
+    fail "slurmctld with a broken graph file"
+fi
+if grep -q "bad-graph.json:[0-9]*: " "$ctld_log" \
+        && grep -q "falling back to Slurm's generic node selection" "$ctld_log"; then
+    pass "broken graph logged with file and line: $(grep -o 'bad-graph.json:[0-9]*: .*' "$ctld_log" | head -n 1)"
+else
+    fail "no located error for the broken graph in slurmctld.log"
+fi
+job=$(submit -N 4 -J heavy-fallback)
+nodes=$(run_check "fallback" "$job")
+if [[ -n "$nodes" ]]; then
+    pass "fallback scheduling with a broken graph: $nodes"
+else
+    fail "no job runs with a broken graph ($(state_of "$job"))"
+fi
+cancel_all
+
+finish
