@@ -45,6 +45,7 @@
 #include "bind_cpulist.h"
 #include "bind_irq.h"
 #include "bind_plan.h"
+#include "topo_hostlist.h"
 #include "topo_hwloc.h"
 
 SPANK_PLUGIN(topognn, 1);
@@ -235,14 +236,44 @@ static char *expand(const char *pattern, const char *node)
 	return strdup(out);
 }
 
+/* This node's Slurm name: SLURMD_NODENAME (tasks, prolog/epilog), else entry
+ * S_JOB_NODEID of the step's node list (a task before its environment is
+ * complete). Returns 1 when found, 0 when buf holds the host name instead. */
+static int node_name_of(env_ctx *c, char *buf, size_t len)
+{
+	static const char *const lists[] = { "SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST",
+					     "SLURM_NODELIST" };
+	const char *n = raw_getenv(c, "SLURMD_NODENAME");
+	uint32_t id;
+
+	if (n && *n) {
+		snprintf(buf, len, "%s", n);
+		return 1;
+	}
+	for (size_t i = 0; c->sp && i < sizeof(lists) / sizeof(lists[0]); i++) {
+		const char *expr = raw_getenv(c, lists[i]);
+		topo_hostlist hl;
+		int found = 0;
+
+		if (!expr || spank_get_item(c->sp, S_JOB_NODEID, &id) != ESPANK_SUCCESS)
+			continue;
+		topo_hostlist_init(&hl);
+		if (topo_hostlist_expand(expr, &hl, lists[i], 0, NULL) == 0 && id < hl.n) {
+			snprintf(buf, len, "%s", hl.names[id]);
+			found = 1;
+		}
+		topo_hostlist_free(&hl);
+		if (found)
+			return 1;
+	}
+	if (gethostname(buf, len) < 0)
+		snprintf(buf, len, "unknown");
+	return 0;
+}
+
 static const char *node_name(env_ctx *c, char *buf, size_t len)
 {
-	const char *n = raw_getenv(c, "SLURMD_NODENAME");
-
-	if (n && *n)
-		snprintf(buf, len, "%s", n);
-	else if (gethostname(buf, len) < 0)
-		snprintf(buf, len, "unknown");
+	node_name_of(c, buf, len);
 	return buf;
 }
 
@@ -499,7 +530,12 @@ static void job_once(env_ctx *c, const char *job, const char *job_cpus, const ch
 	json_t *rep = NULL, *pj = NULL;
 	int fd;
 
-	node_name(c, node, sizeof(node));
+	if (!node_name_of(c, node, sizeof(node))) {
+		/* Without the node's Slurm name the per-node files would be wrong. */
+		slurm_debug(PREFIX "job %s: node name unknown in the %s callback; the prolog does the IRQ work",
+			    job, where);
+		return;
+	}
 	state_dir = expand(conf.state_dir, node);
 	report_dir = expand(conf.report_dir, node);
 	if (!state_dir || !report_dir || make_dirs(state_dir) < 0) {
