@@ -38,7 +38,6 @@ pass() { passed=$(( passed + 1 )); printf 'ok   - %s\n' "$*"; }
 fail() { failed=$(( failed + 1 )); printf 'FAIL - %s\n' "$*"; }
 
 [[ $(id -u) -eq 0 ]] || { echo "SKIP: needs root"; exit 77; }
-[[ -f "$plugin" ]] || { echo "SKIP: no $plugin (configure --with-slurm-source)"; exit 77; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/topognn-spank.XXXXXX")
 cleanup() {
@@ -49,6 +48,23 @@ trap cleanup EXIT
 
 # ---- setup -----------------------------------------------------------------
 "$repo_root/scripts/build-slurm.sh" >/dev/null
+# No plugin in BUILD_DIR (configured without Slurm): build libtopo and the
+# plugin against the Slurm just built, in <repo>/.local/build-spank.
+if [[ ! -f "$plugin" ]]; then
+    prefix=${TOPOGNN_SLURM_PREFIX:-$repo_root/.local/slurm}
+    # shellcheck source=/dev/null
+    . "$prefix/topognn-slurm.env"
+    build_dir="$repo_root/.local/build-spank"
+    plugin="$build_dir/slurm-plugin/.libs/spank_topognn.so"
+    mkdir -p "$build_dir"
+    if ! ( cd "$build_dir" && "$repo_root/configure" -q --with-slurm-source="$SLURM_SRC" \
+            --with-slurm-build="$SLURM_BUILD" && make -j2 -C topo >/dev/null \
+            && make -j2 -C slurm-plugin >/dev/null ) || [[ ! -f "$plugin" ]]; then
+        fail "build spank_topognn.so in $build_dir"
+        printf '%d passed, %d failed\n' "$passed" "$failed"
+        exit 1
+    fi
+fi
 
 etc="$TOPOGNN_CLUSTER_DIR/etc"
 cp -- "$fixtures/hwloc/llnl-lassen-power9-4v100-4mlx5.xml" "$work/n001.xml"
