@@ -10,6 +10,7 @@ packages=(
 	libibnetdisc-dev libibmad-dev libibumad-dev ibsim-utils infiniband-diags
 	clang libclang-rt-14-dev
 	python3 ca-certificates
+	prometheus prometheus-node-exporter
 )
 
 missing=()

@@ -11,7 +11,7 @@ mkdir -p "$out"
 cflags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 	-Itopo -Ignn-infer -I_build/default -DHAVE_IBNETDISC=1)
 # shellcheck disable=SC2207
-libs=($(pkg-config --cflags --libs hwloc jansson igraph libcurl libibnetdisc) -lm)
+libs=($(pkg-config --cflags --libs hwloc jansson igraph libcurl libibnetdisc libibmad libibumad) -lm)
 sources=(topo/*.c)
 status=0
 for target in fuzz/fuzz_*.c; do

@@ -1,0 +1,202 @@
+/*
+ * gnn_ctx: running a model — the inference context, its scratch buffers and
+ * the two hot-path calls gnn_embed and gnn_score_sets.
+ *
+ * At creation the layer list is turned into a plan of steps in which an
+ * activation directly after a linear, sage or gin layer is fused into it (so
+ * each row is activated while still in cache), and every buffer is sized for
+ * the limits given. The hot path only checks its input and runs the plan.
+ */
+#include "gnn_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct gnn_step {
+	const struct gnn_layer *layer;
+	enum gnn_act act; /* fused activation, or the activation itself for a bare one */
+};
+
+struct gnn_ctx {
+	const gnn_model *model;
+	size_t max_vertices, max_edges, max_sets;
+	struct gnn_step *steps; /* embed steps, then head steps */
+	size_t n_embed_steps, n_head_steps;
+	float *vbuf[2];    /* max_vertices x vertex width, ping-pong */
+	float *vscratch;   /* max(max_vertices, 6) x vertex width (see gnn_layer_forward) */
+	float *sbuf[2];    /* max_sets x head width, ping-pong */
+	float *set_norm;   /* max_sets x set features, normalised */
+	gnn_error error;
+};
+
+/* Steps for layers [first, last): fuse an activation into the layer before. */
+static size_t plan(const gnn_model *m, size_t first, size_t last, struct gnn_step *steps)
+{
+	size_t i, n = 0;
+
+	for (i = first; i < last; i++) {
+		const struct gnn_layer *l = &m->layers[i];
+		int fusable = l->kind == GNN_LINEAR || l->kind == GNN_SAGE || l->kind == GNN_GIN;
+
+		steps[n].layer = l;
+		steps[n].act = gnn_act_of(l->kind);
+		if (fusable && i + 1 < last && gnn_act_of(m->layers[i + 1].kind) != GNN_ACT_NONE)
+			steps[n].act = gnn_act_of(m->layers[++i].kind);
+		n++;
+	}
+	return n;
+}
+
+void gnn_ctx_free(gnn_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	free(ctx->steps);
+	free(ctx->vbuf[0]);
+	free(ctx->vbuf[1]);
+	free(ctx->vscratch);
+	free(ctx->sbuf[0]);
+	free(ctx->sbuf[1]);
+	free(ctx->set_norm);
+	free(ctx);
+}
+
+gnn_ctx *gnn_ctx_create(const gnn_model *m, size_t max_vertices, size_t max_edges,
+			size_t max_sets, gnn_error *err)
+{
+	gnn_ctx *ctx = calloc(1, sizeof(*ctx));
+	const size_t vw = gnn_model_max_width(m, 0, m->readout + 1);
+	const size_t sw = gnn_model_max_width(m, m->readout, m->n_layers);
+	const size_t nv = max_vertices ? max_vertices : 1, ns = max_sets ? max_sets : 1;
+
+	if (!ctx || max_edges > INT32_MAX || max_vertices > INT32_MAX ||
+	    nv > SIZE_MAX / (3 * vw) || ns > SIZE_MAX / (sw + m->set.n + 1))
+		goto fail;
+	ctx->model = m;
+	ctx->max_vertices = nv;
+	ctx->max_edges = max_edges;
+	ctx->max_sets = ns;
+	ctx->steps = calloc(m->n_layers, sizeof(*ctx->steps));
+	ctx->vbuf[0] = gnn_alloc_floats(nv * vw);
+	ctx->vbuf[1] = gnn_alloc_floats(nv * vw);
+	ctx->vscratch = gnn_alloc_floats(nv * vw > 6 * vw ? nv * vw : 6 * vw);
+	ctx->sbuf[0] = gnn_alloc_floats(ns * sw);
+	ctx->sbuf[1] = gnn_alloc_floats(ns * sw);
+	ctx->set_norm = gnn_alloc_floats(ns * (m->set.n + 1));
+	if (!ctx->steps || !ctx->vbuf[0] || !ctx->vbuf[1] || !ctx->vscratch || !ctx->sbuf[0] ||
+	    !ctx->sbuf[1] || !ctx->set_norm)
+		goto fail;
+	ctx->n_embed_steps = plan(m, 0, m->readout, ctx->steps);
+	ctx->n_head_steps = plan(m, m->readout + 1, m->n_layers, ctx->steps + ctx->n_embed_steps);
+	return ctx;
+fail:
+	gnn_ctx_free(ctx);
+	gnn_error_set(err, NULL, NULL,
+		      "cannot allocate a context for %zu vertices, %zu edges and %zu sets",
+		      max_vertices, max_edges, max_sets);
+	return NULL;
+}
+
+const gnn_error *gnn_ctx_error(const gnn_ctx *ctx)
+{
+	return &ctx->error;
+}
+
+int gnn_graph_check(const gnn_graph *g, size_t max_vertices, size_t max_edges, gnn_error *err)
+{
+	size_t i, e;
+
+	if (g->n_vertices > max_vertices)
+		return gnn_error_set(err, NULL, "n_vertices",
+				     "%zu vertices exceed the context's %zu", g->n_vertices,
+				     max_vertices), -1;
+	if (g->n_vertices > INT32_MAX || g->offsets[0] != 0)
+		return gnn_error_set(err, NULL, "offsets[0]", "must be 0"), -1;
+	for (i = 0; i < g->n_vertices; i++)
+		if (g->offsets[i + 1] < g->offsets[i])
+			return gnn_error_set(err, NULL, "offsets", "offsets[%zu] is below offsets[%zu]",
+					     i + 1, i), -1;
+	if ((size_t)g->offsets[g->n_vertices] > max_edges)
+		return gnn_error_set(err, NULL, "offsets", "%d edges exceed the context's %zu",
+				     g->offsets[g->n_vertices], max_edges), -1;
+	for (e = 0; e < (size_t)g->offsets[g->n_vertices]; e++) {
+		if (g->neighbours[e] < 0 || (size_t)g->neighbours[e] >= g->n_vertices)
+			return gnn_error_set(err, NULL, "neighbours",
+					     "neighbours[%zu] = %d is not a vertex", e,
+					     g->neighbours[e]), -1;
+		if (g->edge_weights && !isfinite(g->edge_weights[e]))
+			return gnn_error_set(err, NULL, "edge_weights",
+					     "edge_weights[%zu] is not finite", e), -1;
+	}
+	return 0;
+}
+
+int gnn_sets_check(const gnn_sets *s, size_t max_sets, gnn_error *err)
+{
+	size_t i, e;
+
+	if (s->n_sets > max_sets)
+		return gnn_error_set(err, NULL, "n_sets", "%zu sets exceed the context's %zu",
+				     s->n_sets, max_sets), -1;
+	if (s->offsets[0] != 0)
+		return gnn_error_set(err, NULL, "offsets[0]", "must be 0"), -1;
+	for (i = 0; i < s->n_sets; i++)
+		if (s->offsets[i + 1] < s->offsets[i])
+			return gnn_error_set(err, NULL, "offsets", "offsets[%zu] is below offsets[%zu]",
+					     i + 1, i), -1;
+	for (e = 0; e < (size_t)s->offsets[s->n_sets]; e++)
+		if (s->members[e] < 0 || (size_t)s->members[e] >= s->n_vertices)
+			return gnn_error_set(err, NULL, "members", "members[%zu] = %d is not a vertex",
+					     e, s->members[e]), -1;
+	return 0;
+}
+
+/* Run steps over n rows: the input in bufs[0], the last step writes `out`. */
+static void run_plan(gnn_ctx *ctx, const struct gnn_step *steps, size_t n_steps,
+		     const gnn_graph *g, size_t n, float *bufs[2], float *out, size_t out_width)
+{
+	size_t i;
+	int cur = 0;
+
+	for (i = 0; i < n_steps; i++) {
+		float *dst = i + 1 == n_steps ? out : bufs[!cur];
+
+		gnn_layer_forward(ctx->model, steps[i].layer, steps[i].act, g, n, bufs[cur], dst,
+				  ctx->vscratch);
+		cur = !cur;
+	}
+	if (n_steps == 0)
+		memcpy(out, bufs[0], n * out_width * sizeof(*out));
+}
+
+int gnn_embed(gnn_ctx *ctx, const gnn_graph *g, const float *features, float *out)
+{
+	const gnn_model *m = ctx->model;
+
+	gnn_error_clear(&ctx->error);
+	if (gnn_graph_check(g, ctx->max_vertices, ctx->max_edges, &ctx->error))
+		return -1;
+	gnn_normalise(features, g->n_vertices, m->vertex.n, m->vertex.mean, m->vertex.std,
+		      ctx->vbuf[0]);
+	run_plan(ctx, ctx->steps, ctx->n_embed_steps, g, g->n_vertices, ctx->vbuf, out,
+		 gnn_model_embed_dim(m));
+	return 0;
+}
+
+int gnn_score_sets(gnn_ctx *ctx, const float *embeddings, const gnn_sets *sets,
+		   const float *set_features, float *out)
+{
+	const gnn_model *m = ctx->model;
+
+	gnn_error_clear(&ctx->error);
+	if (gnn_sets_check(sets, ctx->max_sets, &ctx->error))
+		return -1;
+	gnn_normalise(set_features, sets->n_sets, m->set.n, m->set.mean, m->set.std,
+		      ctx->set_norm);
+	gnn_readout_forward(embeddings, gnn_model_embed_dim(m), sets, ctx->set_norm, m->set.n,
+			    ctx->sbuf[0]);
+	run_plan(ctx, ctx->steps + ctx->n_embed_steps, ctx->n_head_steps, NULL, sets->n_sets,
+		 ctx->sbuf, out, 1);
+	return 0;
+}

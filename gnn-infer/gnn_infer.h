@@ -1,0 +1,70 @@
+/*
+ * gnn_infer: running a gnn_model on a graph — vertex embeddings, then scores
+ * of vertex sets (candidate placements).
+ *
+ * A gnn_ctx holds every scratch buffer, sized once by gnn_ctx_create for the
+ * largest graph and batch of sets it will see, so gnn_embed and
+ * gnn_score_sets never allocate: they can run inside a scheduler's hot loop.
+ * A context belongs to one thread; the model it points to may be shared.
+ *
+ * The graph is plain CSR: the neighbours of vertex i are
+ * neighbours[offsets[i] .. offsets[i+1]-1], with an optional weight per
+ * entry. Matrices are float32, row-major, one row per vertex (or set).
+ */
+#ifndef GNN_INFER_H
+#define GNN_INFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gnn_error.h"
+#include "gnn_model.h"
+
+typedef struct gnn_graph {
+	size_t n_vertices;
+	const int32_t *offsets;    /* n_vertices + 1 entries, offsets[0] == 0, non-decreasing */
+	const int32_t *neighbours; /* offsets[n_vertices] vertex ids in [0, n_vertices) */
+	const float *edge_weights; /* one per neighbour entry, or NULL for all 1 */
+} gnn_graph;
+
+/* Vertex sets, CSR again: set s is members[offsets[s] .. offsets[s+1]-1],
+ * each a row of the embedding matrix (which has n_vertices rows). */
+typedef struct gnn_sets {
+	size_t n_sets;
+	const int32_t *offsets;
+	const int32_t *members;
+	size_t n_vertices;
+} gnn_sets;
+
+typedef struct gnn_ctx gnn_ctx;
+
+/* A context for `model` accepting graphs up to max_vertices vertices and
+ * max_edges neighbour entries, and up to max_sets sets per scoring call.
+ * The model must outlive the context. NULL on error with `err` filled. */
+gnn_ctx *gnn_ctx_create(const gnn_model *model, size_t max_vertices, size_t max_edges,
+			size_t max_sets, gnn_error *err);
+
+void gnn_ctx_free(gnn_ctx *ctx);
+
+/* Embed every vertex: features is n_vertices x (model's vertex features),
+ * raw (the model normalises them); out is n_vertices x gnn_model_embed_dim.
+ * 0 on success, -1 on a bad graph (see gnn_ctx_error). Allocates nothing. */
+int gnn_embed(gnn_ctx *ctx, const gnn_graph *graph, const float *features, float *out);
+
+/* Score each set: embeddings as produced by gnn_embed, set_features is
+ * n_sets x (model's set features), raw; out gets n_sets scores.
+ * 0 on success, -1 on bad sets (see gnn_ctx_error). Allocates nothing. */
+int gnn_score_sets(gnn_ctx *ctx, const float *embeddings, const gnn_sets *sets,
+		   const float *set_features, float *out);
+
+/* The report of the last failed gnn_embed / gnn_score_sets on ctx. */
+const gnn_error *gnn_ctx_error(const gnn_ctx *ctx);
+
+/* Check a CSR graph: offsets, neighbour ids, finite weights, and the
+ * limits (SIZE_MAX: none). 0 if sound, -1 with `err` filled. */
+int gnn_graph_check(const gnn_graph *g, size_t max_vertices, size_t max_edges, gnn_error *err);
+
+/* Check sets against their embedding rows and max_sets (SIZE_MAX: none). */
+int gnn_sets_check(const gnn_sets *s, size_t max_sets, gnn_error *err);
+
+#endif

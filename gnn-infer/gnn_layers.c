@@ -1,0 +1,532 @@
+/*
+ * gnn_layers: the forward kernels of every layer kind.
+ *
+ * Each output element is accumulated in one fixed order (over the input
+ * index, then over neighbours in CSR order) and never contracted into fused
+ * multiply-adds, so results do not depend on how the code is vectorized.
+ * Inner loops run over contiguous output columns, in GCC vector types or in
+ * blocks of GNN_BLOCK with a constant trip count, which compilers turn into
+ * SIMD code at -O2 without special flags. On x86-64 with GCC, the hot
+ * functions are also cloned for AVX2 and AVX-512 and picked at load time
+ * (GNN_HOT), so one portable binary uses the wide registers where present.
+ */
+#include "gnn_internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#define GNN_BLOCK 16
+
+#if !defined(GNN_NO_CLONES) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+	defined(__GLIBC__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define GNN_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+#endif
+#ifndef GNN_HOT
+#define GNN_HOT
+#endif
+/* Helpers inlined into each clone, so they get its instruction set. */
+#define GNN_INLINE static inline __attribute__((always_inline))
+/* How many neighbours ahead the aggregation prefetches rows. */
+#define GNN_PREFETCH_AHEAD 8
+#define SQRT1_2 0.70710678118654752440f     /* 1/sqrt(2) */
+#define INV_SQRT_2PI 0.39894228040143267794f /* 1/sqrt(2 pi) */
+
+float gnn_gelu(float x)
+{
+	return 0.5f * x * (1.0f + erff(x * SQRT1_2));
+}
+
+float gnn_gelu_grad(float x)
+{
+	const float cdf = 0.5f * (1.0f + erff(x * SQRT1_2));
+	const float pdf = expf(-0.5f * x * x) * INV_SQRT_2PI;
+
+	return cdf + x * pdf;
+}
+
+GNN_INLINE void act_rows(enum gnn_act act, const float *x, size_t count, float *y)
+{
+	size_t i = 0, j;
+
+	if (act == GNN_ACT_RELU) {
+		for (; i + GNN_BLOCK <= count; i += GNN_BLOCK)
+			for (j = 0; j < GNN_BLOCK; j++)
+				y[i + j] = x[i + j] > 0.0f ? x[i + j] : 0.0f;
+		for (; i < count; i++)
+			y[i] = x[i] > 0.0f ? x[i] : 0.0f;
+	} else if (act == GNN_ACT_GELU) {
+		for (i = 0; i < count; i++)
+			y[i] = gnn_gelu(x[i]);
+	} else if (y != x) {
+		memcpy(y, x, count * sizeof(*y));
+	}
+}
+
+void gnn_act_forward(enum gnn_act act, const float *x, size_t count, float *y)
+{
+	act_rows(act, x, count, y);
+}
+
+/* Eight and sixteen floats as one value: GCC and clang map them to whatever
+ * SIMD registers the target has (SSE, AVX, AVX-512, or plain scalars). */
+typedef float v8 __attribute__((vector_size(32)));
+typedef float v16 __attribute__((vector_size(64)));
+
+/* Copy floats from p into the vector `v` (any alignment). */
+#define LOAD(v, p) memcpy(&(v), (p), sizeof(v))
+
+/* y[o0..out) = b + x[0..in) W, W row-major in x out; b may be NULL. Blocks of
+ * 32 outputs keep their accumulators in registers across k; each output is
+ * summed over k in order, so every code path gives the same bits. */
+GNN_INLINE void row_times_matrix_from(const float *restrict x, size_t in, size_t out,
+				      const float *restrict w, const float *restrict b,
+				      float *restrict y, size_t o0)
+{
+	size_t o = o0, k;
+
+	for (; o + 32 <= out; o += 32) {
+		v8 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, w0, w1, w2, w3;
+
+		if (b) {
+			LOAD(a0, b + o);
+			LOAD(a1, b + o + 8);
+			LOAD(a2, b + o + 16);
+			LOAD(a3, b + o + 24);
+		}
+		for (k = 0; k < in; k++) {
+			const float *wk = w + k * out + o;
+
+			LOAD(w0, wk);
+			LOAD(w1, wk + 8);
+			LOAD(w2, wk + 16);
+			LOAD(w3, wk + 24);
+			a0 += x[k] * w0;
+			a1 += x[k] * w1;
+			a2 += x[k] * w2;
+			a3 += x[k] * w3;
+		}
+		memcpy(y + o, &a0, sizeof(a0));
+		memcpy(y + o + 8, &a1, sizeof(a1));
+		memcpy(y + o + 16, &a2, sizeof(a2));
+		memcpy(y + o + 24, &a3, sizeof(a3));
+	}
+	for (; o + 8 <= out; o += 8) {
+		v8 a0 = {0}, w0;
+
+		if (b)
+			LOAD(a0, b + o);
+		for (k = 0; k < in; k++) {
+			LOAD(w0, w + k * out + o);
+			a0 += x[k] * w0;
+		}
+		memcpy(y + o, &a0, sizeof(a0));
+	}
+	for (; o < out; o++) {
+		float acc = b ? b[o] : 0.0f;
+
+		for (k = 0; k < in; k++)
+			acc += x[k] * w[k * out + o];
+		y[o] = acc;
+	}
+}
+
+GNN_INLINE void row_times_matrix(const float *restrict x, size_t in, size_t out,
+				 const float *restrict w, const float *restrict b,
+				 float *restrict y)
+{
+	row_times_matrix_from(x, in, out, w, b, y, 0);
+}
+
+/* Two rows at once, sharing each weight load: twice the independent
+ * accumulators, which the adder pipelines need to run at full rate. Same
+ * per-output summation order as row_times_matrix. */
+GNN_INLINE void two_rows_times_matrix(const float *restrict x0, const float *restrict x1,
+				      size_t in, size_t out, const float *restrict w,
+				      const float *restrict b, float *restrict y0,
+				      float *restrict y1)
+{
+	size_t o = 0, k;
+
+	for (; o + 32 <= out; o += 32) {
+		v16 a0 = {0}, a1 = {0}, c0, c1, w0, w1;
+
+		if (b) {
+			LOAD(a0, b + o);
+			LOAD(a1, b + o + 16);
+		}
+		c0 = a0;
+		c1 = a1;
+		for (k = 0; k < in; k++) {
+			LOAD(w0, w + k * out + o);
+			LOAD(w1, w + k * out + o + 16);
+			a0 += x0[k] * w0;
+			a1 += x0[k] * w1;
+			c0 += x1[k] * w0;
+			c1 += x1[k] * w1;
+		}
+		memcpy(y0 + o, &a0, sizeof(a0));
+		memcpy(y0 + o + 16, &a1, sizeof(a1));
+		memcpy(y1 + o, &c0, sizeof(c0));
+		memcpy(y1 + o + 16, &c1, sizeof(c1));
+	}
+	if (o < out) {
+		row_times_matrix_from(x0, in, out, w, b, y0, o);
+		row_times_matrix_from(x1, in, out, w, b, y1, o);
+	}
+}
+
+GNN_HOT void gnn_linear_forward(const float *x, size_t n, size_t in, size_t out, const float *w,
+				const float *b, float *y, enum gnn_act act)
+{
+	size_t i;
+
+	for (i = 0; i + 2 <= n; i += 2) {
+		two_rows_times_matrix(x + i * in, x + (i + 1) * in, in, out, w, b, y + i * out,
+				      y + (i + 1) * out);
+		act_rows(act, y + i * out, 2 * out, y + i * out);
+	}
+	if (i < n) {
+		row_times_matrix(x + i * in, in, out, w, b, y + i * out);
+		act_rows(act, y + i * out, out, y + i * out);
+	}
+}
+
+void gnn_layernorm_forward(const float *x, size_t n, size_t dim, const float *gamma,
+			   const float *beta, float eps, float *y)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const float *xi = x + i * dim;
+		float *yi = y + i * dim;
+		float mean = 0.0f, var = 0.0f, inv;
+
+		for (k = 0; k < dim; k++)
+			mean += xi[k];
+		mean /= (float)dim;
+		for (k = 0; k < dim; k++)
+			var += (xi[k] - mean) * (xi[k] - mean);
+		var /= (float)dim;
+		inv = 1.0f / sqrtf(var + eps);
+		for (k = 0; k < dim; k++)
+			yi[k] = (xi[k] - mean) * inv * gamma[k] + beta[k];
+	}
+}
+
+/* acc[k] += wt * xj[k] and mx[k] = max(mx[k], wt * xj[k]) over dim. */
+GNN_INLINE void accumulate_message(const float *restrict xj, float wt, size_t dim,
+				  float *restrict acc, float *restrict mx)
+{
+	size_t k = 0, j;
+
+	for (; k + GNN_BLOCK <= dim; k += GNN_BLOCK) {
+		for (j = 0; j < GNN_BLOCK; j++) {
+			const float v = wt * xj[k + j];
+
+			acc[k + j] += v;
+			mx[k + j] = v > mx[k + j] ? v : mx[k + j];
+		}
+	}
+	for (; k < dim; k++) {
+		const float v = wt * xj[k];
+
+		acc[k] += v;
+		mx[k] = v > mx[k] ? v : mx[k];
+	}
+}
+
+/* Bring the row of the neighbour GNN_PREFETCH_AHEAD entries on into cache:
+ * the gathers are random, and this keeps several misses in flight. */
+GNN_INLINE void prefetch_row(const gnn_graph *g, const float *x, size_t dim, int32_t e,
+			     int32_t end)
+{
+	if (e + GNN_PREFETCH_AHEAD < end) {
+		const float *row = x + (size_t)g->neighbours[e + GNN_PREFETCH_AHEAD] * dim;
+
+		__builtin_prefetch(row);
+		__builtin_prefetch(row + dim - 1);
+	}
+}
+
+/* Sixteen int32 lanes, the result type of comparing two v16. */
+typedef int32_t i16v __attribute__((vector_size(64)));
+
+/* m = v > m ? v : m lane by lane (the scalar max of accumulate_message). */
+#define VMAX_INTO(m, v)                                                              \
+	do {                                                                         \
+		const i16v gt_ = (v) > (m);                                          \
+		(m) = (v16)((gt_ & (i16v)(v)) | (~gt_ & (i16v)(m)));                 \
+	} while (0)
+
+/* Mean and max of the messages into columns [k, k+32) of row i, with the
+ * four accumulators in registers across the neighbours. */
+GNN_INLINE void aggregate_block32(const gnn_graph *g, const float *x, size_t dim, size_t i,
+				  size_t k, float *restrict mean, float *restrict max)
+{
+	const int32_t lo = g->offsets[i], hi = g->offsets[i + 1];
+	const int32_t end = g->offsets[g->n_vertices];
+	const v16 zero = {0};
+	v16 s0 = zero, s1 = zero, m0 = zero - INFINITY, m1 = zero - INFINITY, v0, v1;
+	int32_t e;
+
+	for (e = lo; e < hi; e++) {
+		const float *xj = x + (size_t)g->neighbours[e] * dim + k;
+		const float wt = g->edge_weights ? g->edge_weights[e] : 1.0f;
+
+		if (k == 0)
+			prefetch_row(g, x, dim, e, end);
+		LOAD(v0, xj);
+		LOAD(v1, xj + 16);
+		v0 = wt * v0;
+		v1 = wt * v1;
+		s0 += v0;
+		s1 += v1;
+		VMAX_INTO(m0, v0);
+		VMAX_INTO(m1, v1);
+	}
+	memcpy(mean + k, &s0, sizeof(s0));
+	memcpy(mean + k + 16, &s1, sizeof(s1));
+	memcpy(max + k, &m0, sizeof(m0));
+	memcpy(max + k + 16, &m1, sizeof(m1));
+}
+
+GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
+			      float *restrict mean, float *restrict max)
+{
+	const int32_t lo = g->offsets[i], hi = g->offsets[i + 1];
+	const int32_t end = g->offsets[g->n_vertices];
+	size_t k = 0, j, rest;
+	int32_t e;
+
+	for (; k + 32 <= dim; k += 32)
+		aggregate_block32(g, x, dim, i, k, mean, max);
+	rest = k;
+	for (j = rest; j < dim; j++)
+		mean[j] = 0.0f;
+	for (j = rest; j < dim; j++)
+		max[j] = -INFINITY;
+	for (e = lo; e < hi && rest < dim; e++) {
+		if (rest == 0)
+			prefetch_row(g, x, dim, e, end);
+		accumulate_message(x + (size_t)g->neighbours[e] * dim + rest,
+				   g->edge_weights ? g->edge_weights[e] : 1.0f, dim - rest,
+				   mean + rest, max + rest);
+	}
+	if (hi == lo) {
+		for (k = 0; k < dim; k++)
+			max[k] = 0.0f;
+		return;
+	}
+	for (k = 0; k + GNN_BLOCK <= dim; k += GNN_BLOCK)
+		for (j = 0; j < GNN_BLOCK; j++)
+			mean[k + j] /= (float)(hi - lo);
+	for (; k < dim; k++)
+		mean[k] /= (float)(hi - lo);
+}
+
+void gnn_aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
+		       float *mean, float *max)
+{
+	aggregate_row(g, x, dim, i, mean, max);
+}
+
+/* The row [x_i, mean_i, max_i] that sage multiplies by its stacked weights. */
+GNN_INLINE void sage_row(const gnn_graph *g, const float *x, size_t in, size_t i, float *cat)
+{
+	memcpy(cat, x + i * in, in * sizeof(*cat));
+	aggregate_row(g, x, in, i, cat + in, cat + 2 * in);
+}
+
+GNN_HOT void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
+			      const float *w, const float *b, float *y, float *scratch,
+			      enum gnn_act act)
+{
+	float *r0 = scratch, *r1 = scratch + 3 * in;
+	const size_t n = g->n_vertices;
+	size_t i;
+
+	for (i = 0; i + 2 <= n; i += 2) {
+		sage_row(g, x, in, i, r0);
+		sage_row(g, x, in, i + 1, r1);
+		two_rows_times_matrix(r0, r1, 3 * in, out, w, b, y + i * out, y + (i + 1) * out);
+		act_rows(act, y + i * out, 2 * out, y + i * out);
+	}
+	if (i < n) {
+		sage_row(g, x, in, i, r0);
+		row_times_matrix(r0, 3 * in, out, w, b, y + i * out);
+		act_rows(act, y + i * out, out, y + i * out);
+	}
+}
+
+/* z[k] += wt * xj[k] over dim. */
+GNN_INLINE void add_scaled(const float *restrict xj, float wt, size_t dim, float *restrict z)
+{
+	size_t k = 0, j;
+
+	for (; k + GNN_BLOCK <= dim; k += GNN_BLOCK)
+		for (j = 0; j < GNN_BLOCK; j++)
+			z[k + j] += wt * xj[k + j];
+	for (; k < dim; k++)
+		z[k] += wt * xj[k];
+}
+
+/* GIN's sum into columns [k, k+32) of z, accumulators in registers. */
+GNN_INLINE void gin_sum_block32(const gnn_graph *g, const float *x, size_t dim, size_t i,
+				size_t k, float eps, float *restrict z)
+{
+	const int32_t end = g->offsets[g->n_vertices];
+	const v16 zero = {0};
+	v16 s0 = zero, s1 = zero, v0, v1;
+	int32_t e;
+
+	LOAD(v0, x + i * dim + k);
+	LOAD(v1, x + i * dim + k + 16);
+	s0 += (1.0f + eps) * v0;
+	s1 += (1.0f + eps) * v1;
+	for (e = g->offsets[i]; e < g->offsets[i + 1]; e++) {
+		const float *xj = x + (size_t)g->neighbours[e] * dim + k;
+		const float wt = g->edge_weights ? g->edge_weights[e] : 1.0f;
+
+		if (k == 0)
+			prefetch_row(g, x, dim, e, end);
+		LOAD(v0, xj);
+		LOAD(v1, xj + 16);
+		s0 += wt * v0;
+		s1 += wt * v1;
+	}
+	memcpy(z + k, &s0, sizeof(s0));
+	memcpy(z + k + 16, &s1, sizeof(s1));
+}
+
+GNN_INLINE void gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size_t i, float eps,
+			    float *z)
+{
+	const int32_t end = g->offsets[g->n_vertices];
+	size_t k = 0, rest;
+	int32_t e;
+
+	for (; k + 32 <= dim; k += 32)
+		gin_sum_block32(g, x, dim, i, k, eps, z);
+	rest = k;
+	if (rest == dim)
+		return;
+	for (k = rest; k < dim; k++)
+		z[k] = 0.0f;
+	add_scaled(x + i * dim + rest, 1.0f + eps, dim - rest, z + rest);
+	for (e = g->offsets[i]; e < g->offsets[i + 1]; e++) {
+		if (rest == 0)
+			prefetch_row(g, x, dim, e, end);
+		add_scaled(x + (size_t)g->neighbours[e] * dim + rest,
+			   g->edge_weights ? g->edge_weights[e] : 1.0f, dim - rest, z + rest);
+	}
+}
+
+void gnn_gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size_t i, float eps,
+		     float *z)
+{
+	gin_sum_row(g, x, dim, i, eps, z);
+}
+
+GNN_HOT void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
+		     const float *w, const float *b, float eps, float *y, float *scratch,
+		     enum gnn_act act)
+{
+	size_t i, k;
+
+	if (out < in) {
+		/* The sum is linear, so transform first and aggregate the narrower rows. */
+		gnn_linear_forward(x, g->n_vertices, in, out, w, NULL, scratch, GNN_ACT_NONE);
+		for (i = 0; i < g->n_vertices; i++) {
+			gin_sum_row(g, scratch, out, i, eps, y + i * out);
+			for (k = 0; k < out; k++)
+				y[i * out + k] += b[k];
+			act_rows(act, y + i * out, out, y + i * out);
+		}
+		return;
+	}
+	for (i = 0; i + 2 <= g->n_vertices; i += 2) {
+		gin_sum_row(g, x, in, i, eps, scratch);
+		gin_sum_row(g, x, in, i + 1, eps, scratch + in);
+		two_rows_times_matrix(scratch, scratch + in, in, out, w, b, y + i * out,
+				      y + (i + 1) * out);
+		act_rows(act, y + i * out, 2 * out, y + i * out);
+	}
+	if (i < g->n_vertices) {
+		gin_sum_row(g, x, in, i, eps, scratch);
+		row_times_matrix(scratch, in, out, w, b, y + i * out);
+		act_rows(act, y + i * out, out, y + i * out);
+	}
+}
+
+GNN_HOT void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *sets,
+			 const float *f, size_t nf, float *y)
+{
+	const size_t width = 2 * dim + nf;
+	size_t s, k;
+
+	for (s = 0; s < sets->n_sets; s++) {
+		float *ys = y + s * width;
+		const int32_t lo = sets->offsets[s], hi = sets->offsets[s + 1];
+		int32_t e;
+
+		for (k = 0; k < dim; k++) {
+			ys[k] = 0.0f;
+			ys[dim + k] = hi > lo ? -INFINITY : 0.0f;
+		}
+		for (e = lo; e < hi; e++)
+			accumulate_message(emb + (size_t)sets->members[e] * dim, 1.0f, dim, ys,
+					   ys + dim);
+		for (k = 0; hi > lo && k < dim; k++)
+			ys[k] /= (float)(hi - lo);
+		for (k = 0; k < nf; k++)
+			ys[2 * dim + k] = f[s * nf + k];
+	}
+}
+
+GNN_HOT void gnn_normalise(const float *x, size_t n, size_t dim, const float *mean,
+			   const float *std, float *y)
+{
+	size_t i, k, j;
+
+	for (i = 0; i < n; i++) {
+		const float *xi = x + i * dim;
+		float *yi = y + i * dim;
+
+		for (k = 0; k + GNN_BLOCK <= dim; k += GNN_BLOCK)
+			for (j = 0; j < GNN_BLOCK; j++)
+				yi[k + j] = (xi[k + j] - mean[k + j]) / std[k + j];
+		for (; k < dim; k++)
+			yi[k] = (xi[k] - mean[k]) / std[k];
+	}
+}
+
+enum gnn_act gnn_act_of(enum gnn_layer_kind kind)
+{
+	return kind == GNN_RELU ? GNN_ACT_RELU : kind == GNN_GELU ? GNN_ACT_GELU : GNN_ACT_NONE;
+}
+
+void gnn_layer_forward(const gnn_model *m, const struct gnn_layer *l, enum gnn_act act,
+		       const gnn_graph *g, size_t n, const float *src, float *dst, float *scratch)
+{
+	const float *p = m->params;
+
+	switch (l->kind) {
+	case GNN_LINEAR:
+		gnn_linear_forward(src, n, l->in, l->out, p + l->w, p + l->b, dst, act);
+		break;
+	case GNN_SAGE:
+		gnn_sage_forward(g, src, l->in, l->out, p + l->w, p + l->b, dst, scratch, act);
+		break;
+	case GNN_GIN:
+		gnn_gin_forward(g, src, l->in, l->out, p + l->w, p + l->b, l->eps, dst, scratch, act);
+		break;
+	case GNN_LAYERNORM:
+		gnn_layernorm_forward(src, n, l->in, p + l->w, p + l->b, l->eps, dst);
+		break;
+	default:
+		gnn_act_forward(gnn_act_of(l->kind), src, n * l->in, dst);
+		break;
+	}
+}

@@ -1,0 +1,141 @@
+/*
+ * test_gnn_samples: topognn-train's sample file reader (CSR and edge-list
+ * graphs, located errors) and the tool end to end: the same seed writes the
+ * same model file byte for byte, and that file loads.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "../tools/train/samples.h"
+#include "gnn_model.h"
+
+#define SAMPLES FIXTURES_DIR "/gnn/samples_small.json"
+
+static void test_load(void **state)
+{
+	struct samples s;
+	gnn_error err;
+	const gnn_train_graph *g;
+
+	assert_int_equal(samples_load(SAMPLES, &s, &err), 0);
+	assert_int_equal(s.n_graphs, 2);
+	assert_int_equal(s.n_vertex_features, 3);
+	assert_string_equal(s.vertex_names[2], "load");
+	assert_string_equal(s.set_names[0], "job_nodes");
+	g = &s.graphs[0];
+	assert_int_equal(g->graph.n_vertices, 10);
+	assert_int_equal(g->n_samples, 12);
+	assert_non_null(g->graph.edge_weights);
+	/* graph 1 is an edge list: every edge appears in both directions */
+	g = &s.graphs[1];
+	assert_int_equal(g->graph.n_vertices, 14);
+	assert_int_equal(g->graph.offsets[14] % 2, 0);
+	assert_non_null(g->graph.edge_weights);
+	assert_int_equal(gnn_graph_check(&g->graph, 14, SIZE_MAX, &err), 0);
+	samples_free(&s);
+}
+
+static void expect_error(const char *json, const char *path, const char *text)
+{
+	char file[] = "/tmp/test_gnn_samples_XXXXXX";
+	int fd = mkstemp(file);
+	struct samples s;
+	gnn_error err;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+	close(fd);
+	assert_int_equal(samples_load(file, &s, &err), -1);
+	unlink(file);
+	assert_string_equal(err.path, path);
+	assert_string_equal(err.text, text);
+}
+
+#define HEAD "{\"format\":\"topognn-samples\",\"version\":1,\"vertex_features\":[\"a\"]," \
+	"\"set_features\":[],\"graphs\":[{\"n_vertices\":2,"
+#define SMP(set) "\"samples\":[{\"set\":" set ",\"set_features\":[],\"target\":1}]}]}"
+
+static void test_errors(void **state)
+{
+	expect_error("{\"format\":\"x\"}", "format", "expected \"topognn-samples\"");
+	expect_error(HEAD "\"edges\":[[0,2]],\"features\":[[1],[2]]," SMP("[0]"),
+		     "graphs[0].edges[0]", "expected [u, v] or [u, v, weight] with vertex ids");
+	expect_error(HEAD "\"edges\":[[0,1]],\"features\":[[1],[2,3]]," SMP("[0]"),
+		     "graphs[0].features[1]", "expected one number per vertex feature");
+	expect_error(HEAD "\"edges\":[[0,1]],\"features\":[[1],[2]]," SMP("[0,5]"),
+		     "graphs[0].samples[0].set", "holds something that is not a vertex id");
+	expect_error(HEAD "\"offsets\":[0,1,1],\"neighbours\":[1,0],\"features\":[[1],[2]],"
+		     SMP("[0]"), "graphs[0].offsets[2]",
+		     "offsets must start at 0, not decrease and end at the neighbour count");
+}
+
+/* Run topognn-train with a seed into `out`; its exit status. */
+static int train(const char *out, int seed)
+{
+	char cmd[2048];
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s/tools/topognn-train --samples %s --out %s --epochs 3 --batch 5 --hidden 6 "
+		 "--loss both --seed %d >/dev/null 2>&1",
+		 BUILD_DIR, SAMPLES, out, seed);
+	return system(cmd);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = calloc(1, 1 << 20);
+
+	assert_non_null(f);
+	assert_true(fread(buf, 1, (1 << 20) - 1, f) > 0);
+	fclose(f);
+	return buf;
+}
+
+static void test_tool_deterministic(void **state)
+{
+	char a[] = "/tmp/test_gnn_train_a_XXXXXX", b[] = "/tmp/test_gnn_train_b_XXXXXX";
+	int fa = mkstemp(a), fb = mkstemp(b);
+	char *ta, *tb;
+	gnn_error err;
+	gnn_model *m;
+
+	close(fa);
+	close(fb);
+	assert_int_equal(train(a, 9), 0);
+	assert_int_equal(train(b, 9), 0);
+	ta = slurp(a);
+	tb = slurp(b);
+	assert_string_equal(ta, tb);
+	assert_int_equal(train(b, 10), 0);
+	free(tb);
+	tb = slurp(b);
+	assert_string_not_equal(ta, tb);
+	m = gnn_model_load(a, &err);
+	assert_non_null(m);
+	assert_int_equal(gnn_model_embed_dim(m), 6);
+	gnn_model_free(m);
+	unlink(a);
+	unlink(b);
+	free(ta);
+	free(tb);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_load),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_tool_deterministic),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,223 @@
+/* Unit tests for the trace simulator: FCFS + EASY backfill on a tiny
+ * hand-made trace with hand-checked waits, the fabric's max-min sharing on
+ * a 2:1 oversubscribed fat-tree, and determinism (same seed, same metrics). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim.h"
+#include "sim_internal.h"
+
+struct world {
+	topo_graph *g;
+	place_cluster *c;
+};
+
+static void world_new(struct world *w, const char *spec)
+{
+	topo_error err;
+
+	w->g = topo_sim_load_graph("fattree", spec, &err);
+	assert_non_null(w->g);
+	w->c = place_cluster_new(w->g, &err);
+	assert_non_null(w->c);
+}
+
+static void world_free(struct world *w)
+{
+	place_cluster_free(w->c);
+	topo_graph_free(w->g);
+}
+
+/* Load an SWF text into a trace (1 processor = 1 host). */
+static void swf(topo_trace *t, const char *text)
+{
+	char path[] = "/tmp/test_sim_XXXXXX";
+	int fd = mkstemp(path);
+	topo_error err;
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	topo_trace_init(t);
+	assert_int_equal(topo_trace_load(t, path, &err), 0);
+	unlink(path);
+	topo_trace_map_hosts(t, 1, 1, 0, 0);
+}
+
+#define SWF(id, sub, run, procs, req) \
+	#id " " #sub " 0 " #run " " #procs " -1 -1 " #procs " " #req " -1 1 1 1 -1 -1 -1 -1 -1\n"
+
+static void run(struct world *w, const topo_trace *t, place_policy p, topo_sim_metrics *m)
+{
+	topo_sim_config cfg;
+	topo_error err;
+
+	topo_sim_config_init(&cfg);
+	cfg.policy = p;
+	if (topo_sim_run(w->c, t, &cfg, m, &err))
+		fail_msg("sim: %s", err.text);
+}
+
+/* 8 hosts. J1 takes 6 until 100. J2 (4 hosts) must wait for J1: its
+ * reservation is t=100, leaving 4 spare hosts. J3 (2 hosts, ends at 50 <=
+ * 100) backfills at 20. J4 (2 hosts, 200 s) fits the 4 spare hosts: it
+ * backfills at 50 when J3 ends. J2 starts at 100.
+ * Waits 0, 90, 0, 20; makespan 250 (J4 ends at 250);
+ * utilisation (6x100 + 4x50 + 2x30 + 2x200) / (8 x 250) = 0.63. */
+static void test_easy_backfill(void **state)
+{
+	struct world w;
+	topo_trace t;
+	topo_sim_metrics m;
+
+	world_new(&w, "groups=2,hosts=4,rails=1");
+	swf(&t, SWF(1, 0, 100, 6, 100) SWF(2, 10, 50, 4, 50) SWF(3, 20, 30, 2, 30)
+		SWF(4, 30, 200, 2, 200));
+	run(&w, &t, PLACE_POLICY_LINEAR, &m);
+	assert_int_equal(m.started, 4);
+	assert_int_equal(m.heavy_jobs, 0);
+	assert_true(m.mean_wait_s == (0 + 90 + 0 + 20) / 4.0);
+	assert_true(m.p95_wait_s == 90.0);
+	assert_true(m.makespan_s == 250.0);
+	assert_float_equal(m.utilization, 0.63, 1e-9);
+	assert_true(m.mean_comm_slowdown == 1.0);
+	topo_trace_free(&t);
+	world_free(&w);
+}
+
+/* J2 needs all 8 hosts: its reservation at 100 leaves no spare host. J3
+ * ends by its requested time (50) before 100 and backfills at 20; J4 would
+ * run past 100 on hosts J2 needs, so it waits for J2 (100..150): wait 120. */
+static void test_backfill_respects_reservation(void **state)
+{
+	struct world w;
+	topo_trace t;
+	topo_sim_metrics m;
+
+	world_new(&w, "groups=2,hosts=4,rails=1");
+	swf(&t, SWF(1, 0, 100, 6, 100) SWF(2, 10, 50, 8, 50) SWF(3, 20, 30, 2, 30)
+		SWF(4, 30, 100, 2, 100));
+	run(&w, &t, PLACE_POLICY_LINEAR, &m);
+	assert_int_equal(m.started, 4);
+	assert_true(m.mean_wait_s == (0 + 90 + 0 + 120) / 4.0);
+	assert_true(m.makespan_s == 250.0);
+	/* a job wider than the cluster is dropped, not queued forever */
+	topo_trace_free(&t);
+	swf(&t, SWF(1, 0, 100, 9, 100) SWF(2, 5, 10, 1, 10));
+	run(&w, &t, PLACE_POLICY_LINEAR, &m);
+	assert_int_equal(m.dropped, 1);
+	assert_int_equal(m.started, 1);
+	assert_true(m.mean_wait_s == 0.0);
+	topo_trace_free(&t);
+	world_free(&w);
+}
+
+/* Hosts 0,1 under leaf su1, 2,3 under su2; 2:1 oversubscription leaves one
+ * 400G up-link per leaf. Rings {0,2} and {1,3} each send one flow up each
+ * leaf: two flows share each up-link, 200 Gb/s each. Alone, one ring gets
+ * the full 400. */
+static void test_maxmin_sharing(void **state)
+{
+	struct world w;
+	topo_error err;
+	sim_net *n;
+	sim_flows a = {0}, b = {0};
+	sim_flows *both[2] = {&a, &b};
+	double rate[2];
+	int ha[] = {0, 2}, hb[] = {1, 3}, hc[] = {0, 1};
+
+	world_new(&w, "groups=2,hosts=2,rails=1,oversub=2");
+	n = sim_net_new(w.c, &err);
+	assert_non_null(n);
+	assert_int_equal(sim_net_nleaves(n), 2);
+	assert_int_equal(sim_net_host_leaf(n, 0, 0), sim_net_host_leaf(n, 1, 0));
+	assert_int_not_equal(sim_net_host_leaf(n, 0, 0), sim_net_host_leaf(n, 2, 0));
+	assert_int_equal(sim_net_ring(n, ha, 2, &a), 0);
+	assert_int_equal(sim_net_ring(n, hb, 2, &b), 0);
+	assert_true(a.flows == 2 && a.cross_leaf == 2 && a.cross_group == 2);
+	assert_true(a.cable_gbps == 400.0);
+	sim_net_share(n, both, 2, rate);
+	assert_float_equal(rate[0], 200.0, 1e-9);
+	assert_float_equal(rate[1], 200.0, 1e-9);
+	assert_float_equal(sim_net_leaf_util(n, 0), 1.0, 1e-9);
+	sim_net_share(n, both, 1, rate);
+	assert_float_equal(rate[0], 400.0, 1e-9);
+	/* {0,1} stays inside leaf su1 but shares host 0's cable with {0,2}:
+	 * the cable, not an up-link, halves both */
+	assert_int_equal(sim_net_ring(n, hc, 2, &b), 0);
+	assert_true(b.cross_leaf == 0 && b.flows == 2);
+	sim_net_share(n, both, 2, rate);
+	assert_float_equal(rate[0], 200.0, 1e-9);
+	assert_float_equal(rate[1], 200.0, 1e-9);
+	sim_flows_free(&a);
+	sim_flows_free(&b);
+	sim_net_free(n);
+	world_free(&w);
+}
+
+static void kth_run(struct world *w, const topo_trace *t, unsigned seed, topo_sim_metrics *m,
+		    const topo_comm_profile *prof, int nprof)
+{
+	topo_sim_config cfg;
+	topo_error err;
+
+	topo_sim_config_init(&cfg);
+	cfg.policy = PLACE_POLICY_TREE;
+	cfg.seed = seed;
+	cfg.profiles = prof;
+	cfg.nprofiles = nprof;
+	if (topo_sim_run(w->c, t, &cfg, m, &err))
+		fail_msg("sim: %s", err.text);
+}
+
+/* The first 100 KTH jobs, 4x scaled, on a 2:1 fat-tree of 512 hosts: the
+ * same seed gives the same metrics to the bit (decision latencies aside). */
+static void test_determinism(void **state)
+{
+	struct world w;
+	topo_trace t;
+	topo_error err;
+	topo_comm_profile prof[2];
+	topo_sim_metrics a, b;
+
+	world_new(&w, "groups=4,hosts=128,rails=2,oversub=2");
+	assert_int_equal(topo_sim_load_profiles(FIXTURES_DIR "/comm", prof, 2, &err), 2);
+	topo_trace_init(&t);
+	assert_int_equal(topo_trace_load(&t, FIXTURES_DIR "/traces/kth-sp2-head100.swf", &err), 0);
+	assert_int_equal(topo_trace_map_hosts(&t, 1, 4, 512, 1), 0);
+	kth_run(&w, &t, 7, &a, prof, 2);
+	kth_run(&w, &t, 7, &b, prof, 2);
+	assert_int_equal(a.started, 100);
+	assert_true(a.heavy_jobs > 50);
+	assert_true(a.mean_wait_s == b.mean_wait_s);
+	assert_true(a.makespan_s == b.makespan_s);
+	assert_true(a.cross_leaf_bytes_heavy == b.cross_leaf_bytes_heavy);
+	assert_true(a.total_bytes_heavy == b.total_bytes_heavy && a.total_bytes_heavy > 0);
+	assert_true(a.mean_comm_slowdown == b.mean_comm_slowdown);
+	assert_true(a.mean_comm_slowdown >= 1.0);
+	assert_true(a.utilization == b.utilization);
+	assert_true(a.fragmentation == b.fragmentation);
+	/* another seed draws other profiles: other bytes */
+	kth_run(&w, &t, 8, &b, prof, 2);
+	assert_true(a.total_bytes_heavy != b.total_bytes_heavy);
+	topo_trace_free(&t);
+	world_free(&w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_easy_backfill),
+		cmocka_unit_test(test_backfill_respects_reservation),
+		cmocka_unit_test(test_maxmin_sharing),
+		cmocka_unit_test(test_determinism),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

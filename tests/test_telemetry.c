@@ -1,0 +1,414 @@
+/*
+ * test_telemetry: the Prometheus telemetry client on canned replies (the
+ * live servers are exercised by telemetry/test_prometheus.sh): rates from
+ * raw samples, counter resets, staleness, malformed replies, mapping onto a
+ * graph, leaf estimates, configuration, credentials and log-once.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "telemetry.h"
+#include "telemetry_place.h"
+
+#define NOW 1700000100.0
+
+/* One series: metric suffix, instance, device, then "t:v t:v ..." */
+static char *series(const char *metric, const char *labels, const char *values)
+{
+	static char buf[8192];
+	char vals[4096] = "";
+	char *copy = strdup(values), *save = NULL;
+	size_t off = 0;
+
+	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		char *colon = strchr(tok, ':');
+
+		*colon = 0;
+		off += (size_t)snprintf(vals + off, sizeof(vals) - off, "%s[%s,\"%s\"]", off ? "," : "", tok,
+					colon + 1);
+	}
+	free(copy);
+	snprintf(buf, sizeof(buf), "{\"metric\":{\"__name__\":\"node_infiniband_%s\",%s},\"values\":[%s]}",
+		 metric, labels, vals);
+	return strdup(buf);
+}
+
+static char *reply(int n, ...)
+{
+	char *out = strdup("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[");
+	va_list ap;
+
+	va_start(ap, n);
+	for (int i = 0; i < n; i++) {
+		char *s = va_arg(ap, char *);
+		char *next;
+
+		assert_true(asprintf(&next, "%s%s%s", out, i ? "," : "", s) > 0);
+		free(out);
+		free(s);
+		out = next;
+	}
+	va_end(ap);
+	{
+		char *next;
+
+		assert_true(asprintf(&next, "%s]}}", out) > 0);
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
+#define L1 "\"instance\":\"node0001:9100\",\"device\":\"mlx5_0\",\"port\":\"1\""
+#define L2 "\"instance\":\"10.0.0.2:9100\",\"host\":\"node0002\",\"device\":\"mlx5_0\",\"port\":\"1\""
+
+static void test_rates_and_resets(void **state)
+{
+	telem_reply r;
+	topo_error err;
+	/* tx: 0, 1e9, 2e9 bytes over 20 s -> 1e8 B/s; rx resets: 100, 400, 50 -> increase 350 */
+	char *body = reply(3,
+		series("port_data_transmitted_bytes_total", L1,
+		       "1700000080:0 1700000090:1000000000 1700000100:2000000000"),
+		series("port_data_received_bytes_total", L1, "1700000080:100 1700000090:400 1700000100:50"),
+		series("rate_bytes_per_second", L1, "1700000100:12500000000"));
+
+	(void)state;
+	assert_int_equal(telem_reply_parse(body, strlen(body), NOW, 30, &r, &err), 0);
+	assert_int_equal(r.nseries, 3);
+	assert_int_equal(r.nports, 1);
+	assert_int_equal(r.nstale, 0);
+	assert_int_equal(r.nskipped, 0);
+	assert_string_equal(r.ports[0].host, "node0001");
+	assert_string_equal(r.ports[0].device, "mlx5_0");
+	assert_int_equal(r.ports[0].port, 1);
+	assert_float_equal(r.ports[0].rate[TELEM_TX_BYTES], 1e8, 1e-6);
+	assert_float_equal(r.ports[0].increase[TELEM_TX_BYTES], 2e9, 1e-6);
+	assert_float_equal(r.ports[0].increase[TELEM_RX_BYTES], 350, 1e-9);
+	assert_float_equal(r.ports[0].rate[TELEM_RX_BYTES], 17.5, 1e-9);
+	assert_float_equal(r.ports[0].rate_bytes_per_s, 12.5e9, 1e-3);
+	assert_true(isnan(r.ports[0].rate[TELEM_LINK_DOWNED]));
+	assert_float_equal(r.ports[0].last_time, 1700000100.0, 1e-9);
+	telem_reply_free(&r);
+	free(body);
+}
+
+static void test_stale_and_skipped(void **state)
+{
+	telem_reply r;
+	topo_error err;
+	char *body = reply(5,
+		/* newest sample 40 s old: stale at max age 30 */
+		series("port_data_transmitted_bytes_total", L2, "1700000050:0 1700000060:10"),
+		/* unknown metric */
+		series("port_foo_total", L1, "1700000090:0 1700000100:10"),
+		/* bad port label */
+		series("port_data_transmitted_bytes_total",
+		       "\"instance\":\"n1\",\"device\":\"mlx5_0\",\"port\":\"0\"", "1700000100:1"),
+		/* time going backwards */
+		series("port_data_received_bytes_total", L1, "1700000100:0 1700000090:10"),
+		/* a value that is not a number */
+		series("link_downed_total", L1, "1700000100:abc"));
+
+	(void)state;
+	assert_int_equal(telem_reply_parse(body, strlen(body), NOW, 30, &r, &err), 0);
+	assert_int_equal(r.nseries, 5);
+	assert_int_equal(r.nstale, 1);
+	assert_int_equal(r.nskipped, 4);
+	assert_int_equal(r.nports, 0);
+	telem_reply_free(&r);
+	free(body);
+}
+
+static void expect_error(const char *body, const char *fragment)
+{
+	telem_reply r;
+	topo_error err;
+
+	topo_error_clear(&err);
+	assert_int_equal(telem_reply_parse(body, strlen(body), NOW, 30, &r, &err), -1);
+	if (!strstr(err.text, fragment))
+		fail_msg("error \"%s\" lacks \"%s\"", err.text, fragment);
+	assert_int_equal(r.nports, 0);
+	assert_null(r.ports);
+}
+
+static void test_malformed_replies(void **state)
+{
+	(void)state;
+	expect_error("", "invalid JSON at line 1");
+	expect_error("[1,2]", "not a JSON object");
+	expect_error("{}", "no \"status\" string");
+	expect_error("{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"parse error at char 3\"}",
+		     "status \"error\": parse error at char 3");
+	expect_error("{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}",
+		     "result type \"vector\", expected \"matrix\"");
+	expect_error("{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":{}}}",
+		     "no data.resultType and data.result array");
+	expect_error("{\"status\":\"success\",\"status\":\"success\"}", "invalid JSON");
+}
+
+/* Graph: node0001/mlx5_0 and node0002/HCA-1 (device mlx5_0) under leaf-a
+ * with 4X NDR (400 Gb/s); leaf-a has one 400 and one down 400 up-link. */
+static topo_graph *small_graph(void)
+{
+	topo_graph *g = topo_graph_new();
+	int leaf = topo_graph_add_vertex(g, TOPO_V_SWITCH, "leaf-a");
+	int spine = topo_graph_add_vertex(g, TOPO_V_SWITCH, "spine-a");
+	int h1 = topo_graph_add_vertex(g, TOPO_V_HOST, "node0001");
+	int h2 = topo_graph_add_vertex(g, TOPO_V_HOST, "node0002");
+	int a = topo_graph_add_part(g, h1, TOPO_V_HCA, "mlx5_0");
+	int b = topo_graph_add_part(g, h2, TOPO_V_HCA, "HCA-1");
+	int e;
+
+	topo_graph_vertex_mut(g, leaf)->level = TOPO_LEVEL_LEAF;
+	topo_graph_vertex_mut(g, spine)->level = TOPO_LEVEL_SPINE;
+	topo_set_str(&topo_graph_vertex_mut(g, b)->device, "mlx5_0");
+	e = topo_graph_add_edge(g, TOPO_E_FABRIC, a, leaf);
+	topo_edge_set_rate(topo_graph_edge_mut(g, e), 4, "NDR");
+	e = topo_graph_add_edge(g, TOPO_E_FABRIC, b, leaf);
+	topo_edge_set_rate(topo_graph_edge_mut(g, e), 4, "NDR");
+	e = topo_graph_add_edge(g, TOPO_E_FABRIC, leaf, spine);
+	topo_edge_set_rate(topo_graph_edge_mut(g, e), 4, "NDR");
+	e = topo_graph_add_edge(g, TOPO_E_FABRIC, leaf, spine);
+	topo_edge_set_rate(topo_graph_edge_mut(g, e), 4, "NDR");
+	topo_graph_edge_mut(g, e)->state = TOPO_LINK_DOWN;
+	return g;
+}
+
+static void test_snapshot_on_graph(void **state)
+{
+	telem_reply r;
+	telem_snapshot s;
+	topo_error err;
+	topo_graph *g = small_graph();
+	/* node0001: tx 10 GB/s = 80 Gb/s = 0.2 of 400; node0002 rx 25 GB/s = 200 Gb/s = 0.5;
+	 * node0003 is not in the graph. */
+	char *body = reply(4,
+		series("port_data_transmitted_bytes_total", L1, "1700000090:0 1700000100:100000000000"),
+		series("port_data_received_bytes_total", L2, "1700000090:0 1700000100:250000000000"),
+		series("link_error_recovery_total", L2, "1700000090:3 1700000095:5 1700000100:9"),
+		series("port_data_transmitted_bytes_total",
+		       "\"instance\":\"node0003\",\"device\":\"mlx5_0\",\"port\":\"1\"",
+		       "1700000090:0 1700000100:1"));
+	const telem_link *l1, *l2;
+	const telem_leaf *leaf;
+
+	(void)state;
+	assert_int_equal(telem_reply_parse(body, strlen(body), NOW, 30, &r, &err), 0);
+	assert_int_equal(r.nports, 3);
+	assert_int_equal(telem_snapshot_build(&r, g, NOW, &s, &err), 0);
+	assert_int_equal(s.nlinks, 2);
+	assert_int_equal(s.nunmapped, 1);
+	assert_int_equal(s.nleaves, 1);
+	l1 = telem_snapshot_link(&s, "node0001/mlx5_0");
+	l2 = telem_snapshot_link(&s, "node0002/HCA-1");
+	assert_non_null(l1);
+	assert_non_null(l2);
+	assert_float_equal(l1->capacity_gbps, 400, 1e-9);
+	assert_float_equal(l1->tx_gbps, 80, 1e-9);
+	assert_float_equal(l1->util, 0.2, 1e-12);
+	assert_float_equal(l2->rx_gbps, 200, 1e-9);
+	assert_float_equal(l2->util, 0.5, 1e-12);
+	assert_float_equal(l2->errors[TELEM_LINK_ERROR_RECOVERY], 6, 1e-12);
+	leaf = telem_snapshot_leaf(&s, "leaf-a");
+	assert_non_null(leaf);
+	assert_int_equal(leaf->nlinks, 2);
+	assert_float_equal(leaf->up_gbps, 400, 1e-9); /* the down cable does not count */
+	assert_float_equal(leaf->util, 0.5, 1e-12);    /* max(80, 200) / 400 */
+	assert_null(telem_snapshot_leaf(&s, "spine-a"));
+	telem_snapshot_free(&s);
+	telem_reply_free(&r);
+	topo_graph_free(g);
+	free(body);
+}
+
+static void test_apply_to_state(void **state)
+{
+	topo_graph *g = small_graph();
+	topo_error err;
+	place_cluster *c = place_cluster_new(g, &err);
+	place_state *st;
+	telem_leaf leaves[3] = {
+		{ .name = "leaf-a", .util = 0.5 },
+		{ .name = "ghost-leaf", .util = 0.7 },
+		{ .name = "spine-a", .util = -1 }, /* unknown estimate: skipped */
+	};
+	telem_snapshot snap = { .nleaves = 3, .leaves = leaves };
+	uint64_t v;
+	int unknown = -1;
+
+	(void)state;
+	assert_non_null(c);
+	st = place_state_new(c);
+	assert_non_null(st);
+	v = place_state_version(st);
+	assert_int_equal(telem_apply_to_state(&snap, st, &unknown), 1);
+	assert_int_equal(unknown, 1);
+	assert_true(place_state_version(st) == v + 1);
+	assert_int_equal(telem_clear_from_state(&snap, st), 1);
+	assert_true(place_state_version(st) == v + 2);
+	place_state_free(st);
+	place_cluster_free(c);
+	topo_graph_free(g);
+}
+
+static void test_config(void **state)
+{
+	telem_config cfg;
+	topo_error err;
+	char q[2048];
+
+	(void)state;
+	telem_config_init(&cfg);
+	assert_int_equal(cfg.timeout_ms, 3000);
+	assert_int_equal(cfg.retries, 2);
+	assert_float_equal(cfg.max_age_s, 30, 0);
+	assert_int_equal(telem_config_set(&cfg, "telemetryurl", "http://prom:9090/", &err), 0);
+	assert_string_equal(cfg.url, "http://prom:9090/");
+	assert_int_equal(telem_config_set(&cfg, "TelemetryMaxAgeSec", "12.5", &err), 0);
+	assert_float_equal(cfg.max_age_s, 12.5, 0);
+	assert_int_equal(telem_config_set(&cfg, "TelemetryRetries", "11", &err), -1);
+	assert_string_equal(err.text, "TelemetryRetries value \"11\" is not a number in its allowed range");
+	assert_int_equal(cfg.retries, 2);
+	assert_int_equal(telem_config_set(&cfg, "TelemetryURL", "ftp://x", &err), -1);
+	assert_non_null(strstr(err.text, "must start with http:// or https://"));
+	assert_int_equal(telem_config_set(&cfg, "TelemetryURL", "http://u:p@prom:9090", &err), -1);
+	assert_non_null(strstr(err.text, "must not carry credentials"));
+	assert_int_equal(telem_config_set(&cfg, "TelemetryColour", "red", &err), -1);
+	assert_string_equal(err.text, "unknown telemetry option \"TelemetryColour\"");
+	assert_int_equal(telem_config_set(&cfg, "TelemetryWindowSec", "30", &err), 0);
+	telem_query_text(&cfg, q, sizeof(q));
+	assert_non_null(strstr(q, "{__name__=~\"node_infiniband_(port_data_transmitted_bytes_total|"));
+	assert_non_null(strstr(q, "|rate_bytes_per_second)\"}[30000ms]"));
+	assert_string_equal(telem_counter_metric(TELEM_BUFFER_OVERRUN_ERRORS),
+			    "node_infiniband_excessive_buffer_overrun_errors_total");
+	assert_null(telem_counter_metric(TELEM_NCOUNTERS));
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, mode), 0);
+}
+
+static void test_credentials(void **state)
+{
+	char dir[] = "/tmp/test_telemetry.XXXXXX", path[256];
+	telem_credentials c;
+	topo_error err;
+	telem_config cfg;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/cred", dir);
+
+	write_file(path, "# Prometheus\n\n  basic  admin:pa:ss  \n", 0600);
+	assert_int_equal(telem_credentials_load(path, &c, &err), 0);
+	assert_int_equal(c.kind, TELEM_AUTH_BASIC);
+	assert_string_equal(c.secret, "admin:pa:ss");
+	telem_credentials_wipe(&c);
+	assert_int_equal(c.secret[0], 0);
+
+	write_file(path, "bearer tok\n", 0644);
+	assert_int_equal(telem_credentials_load(path, &c, &err), -1);
+	assert_string_equal(err.text,
+			    "credentials file has mode 0644 and is open to group or others; refusing it (chmod 600)");
+	assert_string_equal(err.source, path);
+	write_file(path, "bearer tok\n", 0640);
+	assert_int_equal(telem_credentials_load(path, &c, &err), -1);
+	assert_non_null(strstr(err.text, "mode 0640"));
+
+	/* the client refuses to start on such a file */
+	telem_config_init(&cfg);
+	telem_config_set(&cfg, "TelemetryURL", "http://127.0.0.1:1", &err);
+	telem_config_set(&cfg, "TelemetryCredentialsFile", path, &err);
+	assert_null(telem_client_new(&cfg, &err));
+	assert_non_null(strstr(err.text, "refusing it"));
+
+	write_file(path, "\n\ntoken-without-kind\n", 0600);
+	assert_int_equal(telem_credentials_load(path, &c, &err), -1);
+	assert_int_equal(err.line, 3);
+	assert_string_equal(err.text, "expected \"bearer TOKEN\" or \"basic USER:PASSWORD\"");
+	write_file(path, "basic nocolon\n", 0600);
+	assert_int_equal(telem_credentials_load(path, &c, &err), -1);
+	assert_string_equal(err.text, "basic needs one USER:PASSWORD word");
+	write_file(path, "# nothing\n", 0600);
+	assert_int_equal(telem_credentials_load(path, &c, &err), -1);
+	assert_string_equal(err.text, "no credentials line in the file");
+
+	unlink(path);
+	assert_int_equal(telem_credentials_load(path, &c, &err), -1);
+	assert_non_null(strstr(err.text, "cannot open credentials file"));
+	rmdir(dir);
+}
+
+static void test_log_once(void **state)
+{
+	telem_health h = { 0 };
+
+	(void)state;
+	assert_int_equal(telem_health_update(&h, 1), TELEM_LOG_NONE);
+	assert_int_equal(telem_health_update(&h, 0), TELEM_LOG_DOWN);
+	assert_int_equal(telem_health_update(&h, 0), TELEM_LOG_NONE);
+	assert_int_equal(telem_health_update(&h, 0), TELEM_LOG_NONE);
+	assert_int_equal(h.failures, 3);
+	assert_int_equal(h.suppressed, 2);
+	assert_int_equal(telem_health_update(&h, 1), TELEM_LOG_RECOVERED);
+	assert_int_equal(telem_health_update(&h, 1), TELEM_LOG_NONE);
+	assert_int_equal(telem_health_update(&h, 0), TELEM_LOG_DOWN);
+}
+
+static void test_unreachable(void **state)
+{
+	telem_config cfg;
+	telem_client *c;
+	telem_reply r;
+	topo_error err;
+
+	(void)state;
+	telem_config_init(&cfg);
+	/* port 1 on loopback: connection refused at once */
+	assert_int_equal(telem_config_set(&cfg, "TelemetryURL", "http://127.0.0.1:1", &err), 0);
+	assert_int_equal(telem_config_set(&cfg, "TelemetryRetries", "1", &err), 0);
+	assert_int_equal(telem_config_set(&cfg, "TelemetryBackoffMs", "10", &err), 0);
+	c = telem_client_new(&cfg, &err);
+	assert_non_null(c);
+	assert_int_equal(telem_client_fetch(c, NOW, &r, &err), -1);
+	assert_string_equal(err.source, "http://127.0.0.1:1");
+	assert_non_null(strstr(err.text, "Prometheus unreachable: "));
+	assert_non_null(strstr(err.text, "(after 2 attempts); scheduling continues without telemetry"));
+	telem_client_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rates_and_resets),
+		cmocka_unit_test(test_stale_and_skipped),
+		cmocka_unit_test(test_malformed_replies),
+		cmocka_unit_test(test_snapshot_on_graph),
+		cmocka_unit_test(test_apply_to_state),
+		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_credentials),
+		cmocka_unit_test(test_log_once),
+		cmocka_unit_test(test_unreachable),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

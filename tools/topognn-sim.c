@@ -1,0 +1,269 @@
+/*
+ * topognn-sim: replay a job trace on a fabric under several placement
+ * policies and compare them (docs/simulator.md).
+ *
+ *   topognn-sim --ibnetdiscover FILE | --graph FILE | --fattree SPEC
+ *               --trace FILE [--trace FILE2] [--policies linear,tree,model,gnn]
+ *               [--jobs N] [--seed S] [--scale K] [--json] [--model FILE]
+ *               [--emit-training FILE]
+ *
+ * Exit status: 0 success, 1 a file could not be read or a run failed, 2 bad
+ * options.
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sim.h"
+
+#ifndef TOPOGNN_COMM_DIR
+#define TOPOGNN_COMM_DIR "comm"
+#endif
+
+#define MAX_TRACES 4
+
+struct opts {
+	const char *graph_kind, *graph_arg;
+	const char *traces[MAX_TRACES];
+	int ntraces;
+	const char *policies, *model, *emit, *comm_dir;
+	int jobs, scale, procs_per_host, json, progress, gpus, depth;
+	unsigned seed;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: topognn-sim (--ibnetdiscover FILE | --graph FILE | --fattree SPEC)\n"
+		"                   --trace FILE [--trace FILE] [--policies linear,tree,model,gnn]\n"
+		"                   [--jobs N] [--seed S] [--scale K] [--procs-per-host N]\n"
+		"                   [--gpus-per-host N] [--backfill-depth N] [--comm DIR]\n"
+		"                   [--model FILE] [--emit-training FILE] [--json] [--progress]\n");
+}
+
+static int parse_int(const char *s, int lo, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*s == '\0' || *end || v < lo || v > 1000000000)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{"ibnetdiscover", 1, 0, 'i'}, {"graph", 1, 0, 'g'}, {"fattree", 1, 0, 'f'},
+		{"trace", 1, 0, 't'}, {"policies", 1, 0, 'p'}, {"jobs", 1, 0, 'n'},
+		{"seed", 1, 0, 's'}, {"scale", 1, 0, 'k'}, {"procs-per-host", 1, 0, 'P'},
+		{"gpus-per-host", 1, 0, 'G'}, {"backfill-depth", 1, 0, 'b'}, {"comm", 1, 0, 'c'},
+		{"model", 1, 0, 'm'}, {"emit-training", 1, 0, 'e'}, {"json", 0, 0, 'j'},
+		{"progress", 0, 0, 'r'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+	int c, v;
+
+	memset(o, 0, sizeof(*o));
+	o->policies = "linear,tree,model";
+	o->comm_dir = TOPOGNN_COMM_DIR;
+	o->scale = o->procs_per_host = 1;
+	o->gpus = 8;
+	o->depth = 100;
+	o->seed = 1;
+	o->progress = isatty(STDERR_FILENO);
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'i': case 'g': case 'f':
+			if (o->graph_kind) {
+				fprintf(stderr, "topognn-sim: give one of --ibnetdiscover, --graph, --fattree\n");
+				return -1;
+			}
+			o->graph_kind = c == 'i' ? "ibnetdiscover" : c == 'g' ? "graph" : "fattree";
+			o->graph_arg = optarg;
+			break;
+		case 't':
+			if (o->ntraces == MAX_TRACES) {
+				fprintf(stderr, "topognn-sim: at most %d --trace files\n", MAX_TRACES);
+				return -1;
+			}
+			o->traces[o->ntraces++] = optarg;
+			break;
+		case 'p': o->policies = optarg; break;
+		case 'c': o->comm_dir = optarg; break;
+		case 'm': o->model = optarg; break;
+		case 'e': o->emit = optarg; break;
+		case 'j': o->json = 1; break;
+		case 'r': o->progress = 1; break;
+		case 'h': usage(stdout); exit(0);
+		case 'n': case 's': case 'k': case 'P': case 'G': case 'b':
+			if (parse_int(optarg, c == 's' ? 0 : 1, &v)) {
+				fprintf(stderr, "topognn-sim: --%s wants a whole number, not \"%s\"\n",
+					c == 'n' ? "jobs" : c == 's' ? "seed" : c == 'k' ? "scale"
+					: c == 'P' ? "procs-per-host" : c == 'G' ? "gpus-per-host"
+					: "backfill-depth", optarg);
+				return -1;
+			}
+			if (c == 'n') o->jobs = v;
+			if (c == 's') o->seed = (unsigned)v;
+			if (c == 'k') o->scale = v;
+			if (c == 'P') o->procs_per_host = v;
+			if (c == 'G') o->gpus = v;
+			if (c == 'b') o->depth = v;
+			break;
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (!o->graph_kind || o->ntraces == 0 || optind != argc) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+static void progress(void *ctx, int done, int total)
+{
+	const char *policy = ctx;
+
+	fprintf(stderr, "\r%-8s %6d/%d jobs %3d%%", policy, done, total,
+		total ? (int)(100.0 * done / total) : 100);
+	if (done == total)
+		fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static json_t *metrics_json(const topo_sim_metrics *m)
+{
+	return json_pack("{s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I}",
+			 "jobs", m->jobs, "started", m->started, "dropped", m->dropped,
+			 "heavy_jobs", m->heavy_jobs, "total_bytes_heavy", m->total_bytes_heavy,
+			 "cross_leaf_bytes_heavy", m->cross_leaf_bytes_heavy,
+			 "cross_group_bytes_heavy", m->cross_group_bytes_heavy,
+			 "cross_leaf_frac_heavy", m->cross_leaf_frac,
+			 "cross_group_frac_heavy", m->cross_group_frac,
+			 "mean_comm_slowdown", m->mean_comm_slowdown,
+			 "p95_comm_slowdown", m->p95_comm_slowdown, "mean_wait_s", m->mean_wait_s,
+			 "p95_wait_s", m->p95_wait_s, "makespan_s", m->makespan_s,
+			 "utilization", m->utilization, "fragmentation", m->fragmentation,
+			 "decision_p50_us", m->decision_p50_us, "decision_p99_us", m->decision_p99_us,
+			 "failed_decision_share", m->decisions + m->failed_decisions > 0 ?
+				 (double)m->failed_decisions / (double)(m->decisions + m->failed_decisions) : 0.0,
+			 "decisions", (json_int_t)m->decisions, "failed_decisions",
+			 (json_int_t)m->failed_decisions);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	topo_error err;
+	char buf[1024], *list, *save = NULL;
+	topo_graph *g;
+	place_cluster *c = NULL;
+	topo_trace trace;
+	topo_comm_profile prof[4];
+	topo_sim_metrics m[PLACE_POLICY_COUNT];
+	topo_sim_training *train = NULL;
+	int nprof, n = 0, rc = 1;
+	json_t *root = NULL, *pol = NULL;
+
+	if (parse_opts(argc, argv, &o))
+		return 2;
+	g = topo_sim_load_graph(o.graph_kind, o.graph_arg, &err);
+	if (!g || !(c = place_cluster_new(g, &err))) {
+		fprintf(stderr, "topognn-sim: %s\n", topo_error_format(&err, buf, sizeof(buf)));
+		topo_graph_free(g);
+		return 1;
+	}
+	nprof = topo_sim_load_profiles(o.comm_dir, prof, 4, &err);
+	if (nprof < 0) {
+		fprintf(stderr, "topognn-sim: %s (use --comm DIR)\n",
+			topo_error_format(&err, buf, sizeof(buf)));
+		goto out_graph;
+	}
+	{
+		topo_sim_workload w = {o.traces, o.ntraces, o.jobs, o.procs_per_host, o.scale,
+				       place_cluster_nhosts(c)};
+		char notes[2048];
+
+		if (topo_sim_load_workload(&w, &trace, notes, sizeof(notes), &err)) {
+			fprintf(stderr, "topognn-sim: %s\n", topo_error_format(&err, buf, sizeof(buf)));
+			goto out_graph;
+		}
+		fputs(notes, stderr);
+	}
+	if (o.emit && !(train = topo_sim_training_new())) {
+		fprintf(stderr, "topognn-sim: out of memory\n");
+		goto out;
+	}
+	list = strdup(o.policies);
+	for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
+		topo_sim_config cfg;
+		int pi = place_policy_parse(p);
+
+		if (pi < 0 || n == PLACE_POLICY_COUNT) {
+			fprintf(stderr, "topognn-sim: unknown policy \"%s\" (linear, tree, model, gnn, random)\n", p);
+			free(list);
+			rc = 2;
+			goto out;
+		}
+		topo_sim_config_init(&cfg);
+		cfg.policy = (place_policy)pi;
+		cfg.seed = o.seed;
+		cfg.gpus_per_host = o.gpus;
+		cfg.backfill_depth = o.depth;
+		cfg.profiles = prof;
+		cfg.nprofiles = nprof;
+		cfg.model_path = o.model;
+		/* samples come from the first policy's run only */
+		cfg.training = n == 0 ? train : NULL;
+		if (o.progress) {
+			cfg.progress = progress;
+			cfg.progress_ctx = p;
+		}
+		if (topo_sim_run(c, &trace, &cfg, &m[n], &err)) {
+			fprintf(stderr, "topognn-sim: %s: %s\n", p,
+				topo_error_format(&err, buf, sizeof(buf)));
+			free(list);
+			goto out;
+		}
+		n++;
+	}
+	free(list);
+	if (o.json) {
+		root = json_object();
+		pol = json_object();
+		for (int i = 0; i < n; i++)
+			json_object_set_new(pol, m[i].policy, metrics_json(&m[i]));
+		json_object_set_new(root, "hosts", json_integer(place_cluster_nhosts(c)));
+		json_object_set_new(root, "jobs", json_integer(trace.njobs));
+		json_object_set_new(root, "seed", json_integer(o.seed));
+		json_object_set_new(root, "policies", pol);
+		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(root);
+	} else {
+		printf("%d hosts, %d jobs (%d skipped in the trace), seed %u\n",
+		       place_cluster_nhosts(c), trace.njobs, trace.skipped, o.seed);
+		topo_sim_print_table(stdout, m, n, NULL);
+	}
+	if (train) {
+		if (topo_sim_training_write(train, o.emit, &err)) {
+			fprintf(stderr, "topognn-sim: %s\n", topo_error_format(&err, buf, sizeof(buf)));
+			goto out;
+		}
+		fprintf(stderr, "topognn-sim: %d samples in %d graphs written to %s\n",
+			topo_sim_training_nsamples(train), topo_sim_training_ngraphs(train), o.emit);
+	}
+	rc = 0;
+out:
+	topo_sim_training_free(train);
+	topo_trace_free(&trace);
+out_graph:
+	place_cluster_free(c);
+	topo_graph_free(g);
+	return rc;
+}

@@ -1,0 +1,199 @@
+/*
+ * topognn-train: train topognn's placement-scoring GNN from a sample file
+ * and write the model file that the scheduler plugin loads.
+ *
+ * The maths lives in libgnn (gnn_train.h); this file is the command line:
+ * options, reading samples (train/samples.c), the input normalisation from
+ * the data, the per-epoch loss report and the progress line.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gnn_model.h"
+#include "gnn_train.h"
+#include "train/samples.h"
+
+struct options {
+	const char *samples, *out;
+	gnn_train_opts train;
+	size_t hidden, layers, head_hidden;
+	enum gnn_conv conv;
+	int progress;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: topognn-train --samples FILE --out MODEL.json [options]\n"
+		"  --epochs N        passes over the samples (50)\n"
+		"  --lr X            Adam step size (0.001)\n"
+		"  --batch N         samples per minibatch, all from one graph (32)\n"
+		"  --hidden N        width of the embedding layers (32)\n"
+		"  --layers N        message-passing layers (2)\n"
+		"  --head-hidden N   width of the scoring head's hidden layer, 0 for none (32)\n"
+		"  --conv sage|gin   message-passing kind (sage)\n"
+		"  --loss mse|rank|both  training loss (mse)\n"
+		"  --seed N          seed for initial weights and shuffling (1)\n"
+		"  --progress        show the progress line even when stderr is not a terminal\n"
+		"Prints the mean loss of each epoch on stdout; see topognn-train(1).\n");
+}
+
+/* A whole number >= min from an option argument, or exit with a message. */
+static unsigned long long parse_count(const char *opt, const char *arg, unsigned long long min)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(arg, &end, 10);
+	if (errno || *end || end == arg || arg[0] == '-' || v < min) {
+		fprintf(stderr, "topognn-train: %s needs a whole number >= %llu, not \"%s\"\n", opt,
+			min, arg);
+		exit(2);
+	}
+	return v;
+}
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longs[] = {
+		{"samples", required_argument, NULL, 's'}, {"out", required_argument, NULL, 'o'},
+		{"epochs", required_argument, NULL, 'e'},  {"lr", required_argument, NULL, 'l'},
+		{"batch", required_argument, NULL, 'b'},   {"hidden", required_argument, NULL, 'H'},
+		{"layers", required_argument, NULL, 'L'},  {"head-hidden", required_argument, NULL, 'D'},
+		{"conv", required_argument, NULL, 'c'},    {"loss", required_argument, NULL, 'x'},
+		{"seed", required_argument, NULL, 'S'},    {"progress", no_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+	char *end;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	gnn_train_opts_default(&o->train);
+	o->hidden = 32;
+	o->layers = 2;
+	o->head_hidden = 32;
+	o->conv = GNN_CONV_SAGE;
+	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
+		switch (c) {
+		case 's': o->samples = optarg; break;
+		case 'o': o->out = optarg; break;
+		case 'e': o->train.epochs = parse_count("--epochs", optarg, 1); break;
+		case 'b': o->train.batch = parse_count("--batch", optarg, 1); break;
+		case 'H': o->hidden = parse_count("--hidden", optarg, 1); break;
+		case 'L': o->layers = parse_count("--layers", optarg, 0); break;
+		case 'D': o->head_hidden = parse_count("--head-hidden", optarg, 0); break;
+		case 'S': o->train.seed = parse_count("--seed", optarg, 0); break;
+		case 'p': o->progress = 1; break;
+		case 'l':
+			o->train.lr = strtof(optarg, &end);
+			if (*end || end == optarg || !(o->train.lr > 0)) {
+				fprintf(stderr, "topognn-train: --lr needs a positive number\n");
+				exit(2);
+			}
+			break;
+		case 'c':
+			if (strcmp(optarg, "sage") && strcmp(optarg, "gin")) {
+				fprintf(stderr, "topognn-train: --conv is sage or gin\n");
+				exit(2);
+			}
+			o->conv = strcmp(optarg, "gin") ? GNN_CONV_SAGE : GNN_CONV_GIN;
+			break;
+		case 'x':
+			if (!strcmp(optarg, "mse"))
+				o->train.loss = GNN_LOSS_MSE;
+			else if (!strcmp(optarg, "rank"))
+				o->train.loss = GNN_LOSS_RANK;
+			else if (!strcmp(optarg, "both"))
+				o->train.loss = GNN_LOSS_BOTH;
+			else {
+				fprintf(stderr, "topognn-train: --loss is mse, rank or both\n");
+				exit(2);
+			}
+			break;
+		case 'h': usage(stdout); exit(0);
+		default: usage(stderr); exit(2);
+		}
+	}
+	if (optind < argc || !o->samples || !o->out) {
+		usage(stderr);
+		exit(2);
+	}
+	o->progress |= isatty(STDERR_FILENO);
+}
+
+static void on_batch(void *arg, size_t epoch, size_t done, size_t total)
+{
+	const struct options *o = arg;
+	const int width = 30, filled = (int)(width * done / total);
+
+	if (!o->progress)
+		return;
+	fprintf(stderr, "\repoch %zu/%zu [%.*s%*s] %zu/%zu batches", epoch, o->train.epochs,
+		filled, "##############################", width - filled, "", done, total);
+	if (done == total)
+		fprintf(stderr, "\r%*s\r", 80, "");
+	fflush(stderr);
+}
+
+static void on_epoch(void *arg, size_t epoch, double loss)
+{
+	const struct options *o = arg;
+
+	printf("epoch %zu/%zu loss %.6g\n", epoch, o->train.epochs, loss);
+	fflush(stdout);
+}
+
+static int fail(const gnn_error *err)
+{
+	char buf[1024];
+
+	fprintf(stderr, "topognn-train: %s\n", gnn_error_format(err, buf, sizeof(buf)));
+	return 1;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct samples s;
+	gnn_error err;
+	gnn_model *m;
+	float *stats;
+	gnn_arch arch;
+	int rc;
+
+	parse_options(argc, argv, &o);
+	if (samples_load(o.samples, &s, &err))
+		return fail(&err);
+	stats = calloc(2 * (s.n_vertex_features + s.n_set_features) + 1, sizeof(float));
+	if (!stats) {
+		samples_free(&s);
+		return 1;
+	}
+	samples_feature_stats(&s, 0, stats, stats + s.n_vertex_features);
+	samples_feature_stats(&s, 1, stats + 2 * s.n_vertex_features,
+			      stats + 2 * s.n_vertex_features + s.n_set_features);
+	arch = (gnn_arch){s.n_vertex_features, (const char *const *)s.vertex_names, stats,
+			  stats + s.n_vertex_features, s.n_set_features,
+			  (const char *const *)s.set_names, stats + 2 * s.n_vertex_features,
+			  stats + 2 * s.n_vertex_features + s.n_set_features, o.conv, o.layers,
+			  o.hidden, o.head_hidden};
+	m = gnn_model_build(&arch, o.train.seed, &err);
+	free(stats);
+	o.train.on_batch = on_batch;
+	o.train.on_epoch = on_epoch;
+	o.train.arg = &o;
+	rc = !m || gnn_train(m, s.graphs, s.n_graphs, &o.train, &err) ||
+	     gnn_model_save(m, o.out, &err);
+	if (rc)
+		fail(&err);
+	else
+		fprintf(stderr, "topognn-train: wrote %s (%zu parameters)\n", o.out,
+			gnn_model_n_params(m));
+	gnn_model_free(m);
+	samples_free(&s);
+	return rc;
+}

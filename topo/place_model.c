@@ -1,0 +1,308 @@
+/*
+ * place_model: the analytic `model` scorer.
+ *
+ * Cost of a candidate host set = predicted communication slowdown of the job
+ * on it + frag_weight x fragmentation.
+ *
+ * Communication: a flow-level estimate of one iteration's collective.
+ *   - ring all-reduce: hosts in ring order (host order: group, then leaf,
+ *     then name); every host sends 2(n-1)/n x bytes_per_iter to its ring
+ *     neighbour, striped over the rails (NCCL spreads a buffer over all
+ *     rails, so each rail carries 1/rails of it);
+ *   - pipeline: the same without the wrap-around and with bytes_per_iter per
+ *     hop; all-to-all: every host sends bytes_per_iter/(n-1) to every other.
+ *   Rail r of a flow uses the sender's cable up and the receiver's cable
+ *   down; when their rail-r leaves differ it also uses the up-links of the
+ *   sender's leaf and the down-links of the receiver's (aggregated per
+ *   leaf), and, with a core level, the up/down-links of the two groups.
+ *   Links are shared max-min fairly with the background flows of running
+ *   heavy jobs (counted per link in place_state). All of a collective's
+ *   flows carry the same bytes, so the collective ends with its slowest
+ *   flow, whose max-min rate is the first bottleneck's fair share
+ *   min over links of capacity / (own flows + background flows); the
+ *   telemetry overlay removes the measured utilisation from leaf links first.
+ *   Each of the collective's steps (2(n-1) for a ring) also pays
+ *   hop_latency_us per cable hop between ring neighbours (at worst), so
+ *   fewer hops win when bandwidth ties.
+ *   Slowdown = (compute + comm) / (compute + comm on idle cables, one leaf).
+ * Fragmentation: the number of wholly idle groups the set takes part of but
+ * not all, since the next large job needs whole groups.
+ *
+ * prepare() counts idle hosts per group once per state version; score()
+ * allocates nothing.
+ */
+#include "place_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct place_model {
+	double frag_weight;
+	double hop_latency_s;
+	double *flows;        /* per resource: this candidate's flows */
+	int *touched;         /* resources with flows != 0 */
+	int ntouched;
+	int *leaf_cnt, *group_cnt, *group_idle;
+	uint8_t *leaf_mark;
+};
+
+static void add_to(double *flows, int res, double cnt, int *touched, int *ntouched)
+{
+	if (touched && flows[res] == 0)
+		touched[(*ntouched)++] = res;
+	flows[res] += cnt;
+}
+
+void place_ring_flows(const place_cluster *c, const int *hosts, int nhosts, int closed,
+		      double *flows, double sign, int *touched, int *ntouched)
+{
+	int R = c->nrails, steps = closed ? nhosts : nhosts - 1;
+
+	if (nhosts < 2)
+		return;
+	for (int i = 0; i < steps; i++) {
+		int a = hosts[i], b = hosts[(i + 1) % nhosts];
+		int ga = c->host_group[a], gb = c->host_group[b];
+
+		for (int r = 0; r < R; r++) {
+			int la = c->host_leaf[a * R + r], lb = c->host_leaf[b * R + r];
+
+			if (la < 0 || lb < 0)
+				continue;
+			add_to(flows, place_res_host_up(c, a, r), sign, touched, ntouched);
+			add_to(flows, place_res_host_down(c, b, r), sign, touched, ntouched);
+			if (la == lb)
+				continue;
+			add_to(flows, place_res_leaf_up(c, la), sign, touched, ntouched);
+			add_to(flows, place_res_leaf_down(c, lb), sign, touched, ntouched);
+			if (c->has_core && ga != gb && c->group_up_gbps[ga] > 0 &&
+			    c->group_up_gbps[gb] > 0) {
+				add_to(flows, place_res_group_up(c, ga), sign, touched, ntouched);
+				add_to(flows, place_res_group_down(c, gb), sign, touched, ntouched);
+			}
+		}
+	}
+}
+
+place_model *place_model_new(const place_cluster *c, double frag_weight, double hop_latency_us)
+{
+	place_model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->frag_weight = frag_weight;
+	m->hop_latency_s = hop_latency_us * 1e-6;
+	m->flows = calloc((size_t)c->nres + 1, sizeof(double));
+	m->touched = calloc((size_t)c->nres + 1, sizeof(int));
+	m->leaf_cnt = calloc((size_t)c->nleaves + 1, sizeof(int));
+	m->leaf_mark = calloc((size_t)c->nleaves + 1, 1);
+	m->group_cnt = calloc((size_t)c->ngroups + 1, sizeof(int));
+	m->group_idle = calloc((size_t)c->ngroups + 1, sizeof(int));
+	if (!m->flows || !m->touched || !m->leaf_cnt || !m->leaf_mark || !m->group_cnt ||
+	    !m->group_idle) {
+		place_model_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+void place_model_free(place_model *m)
+{
+	if (!m)
+		return;
+	free(m->flows);
+	free(m->touched);
+	free(m->leaf_cnt);
+	free(m->leaf_mark);
+	free(m->group_cnt);
+	free(m->group_idle);
+	free(m);
+}
+
+static int model_prepare(void *ctx, const place_cluster *c, const place_state *s, char *reason,
+			 size_t len)
+{
+	place_model *m = ctx;
+
+	memset(m->group_idle, 0, (size_t)c->ngroups * sizeof(int));
+	for (int h = 0; h < c->nhosts; h++)
+		if (!s->flags[h] && !s->njobs[h])
+			m->group_idle[c->host_group[h]]++;
+	return 0;
+}
+
+/* All-to-all: per rail, n-1 flows on every cable, m(n-m) across a leaf's
+ * links where m of the job's hosts sit on that leaf, likewise per group. */
+static void alltoall_flows(place_model *m, const place_cluster *c, const int *hosts, int n)
+{
+	int R = c->nrails;
+
+	for (int r = 0; r < R; r++) {
+		for (int i = 0; i < n; i++) {
+			int l = c->host_leaf[hosts[i] * R + r];
+
+			if (l < 0)
+				continue;
+			add_to(m->flows, place_res_host_up(c, hosts[i], r), n - 1, m->touched,
+			       &m->ntouched);
+			add_to(m->flows, place_res_host_down(c, hosts[i], r), n - 1, m->touched,
+			       &m->ntouched);
+			m->leaf_cnt[l]++;
+		}
+		for (int i = 0; i < n; i++) {
+			int l = c->host_leaf[hosts[i] * R + r];
+			double k;
+
+			if (l < 0 || m->leaf_mark[l])
+				continue;
+			m->leaf_mark[l] = 1;
+			k = m->leaf_cnt[l];
+			if (k < n) {
+				add_to(m->flows, place_res_leaf_up(c, l), k * (n - k), m->touched,
+				       &m->ntouched);
+				add_to(m->flows, place_res_leaf_down(c, l), k * (n - k), m->touched,
+				       &m->ntouched);
+			}
+		}
+		for (int i = 0; i < n; i++) {
+			int l = c->host_leaf[hosts[i] * R + r];
+
+			if (l >= 0)
+				m->leaf_cnt[l] = m->leaf_mark[l] = 0;
+		}
+	}
+	if (!c->has_core)
+		return;
+	/* hosts are in group order: one run per group */
+	for (int i = 0, start = 0; i < n; i++) {
+		int g = c->host_group[hosts[i]];
+		double k;
+
+		if (i + 1 < n && c->host_group[hosts[i + 1]] == g)
+			continue;
+		k = i + 1 - start;
+		start = i + 1;
+		if (k < n && c->group_up_gbps[g] > 0) {
+			add_to(m->flows, place_res_group_up(c, g), R * k * (n - k), m->touched,
+			       &m->ntouched);
+			add_to(m->flows, place_res_group_down(c, g), R * k * (n - k), m->touched,
+			       &m->ntouched);
+		}
+	}
+}
+
+/* Capacity left to fair sharing on a resource, after telemetry. */
+static double res_capacity(const place_cluster *c, const place_state *s, int res)
+{
+	double cap = place_cluster_res_gbps(c, res);
+	int base = 2 * c->nhosts * c->nrails;
+
+	if (res >= base && res < base + 2 * c->nleaves)
+		cap *= 1.0 - s->leaf_util[(res - base) % c->nleaves];
+	return cap;
+}
+
+/* Seconds of one iteration's collective of the request on `hosts` under
+ * the current load (*t), and on idle host cables (*ideal). */
+static void comm_time(place_model *m, const place_cluster *c, const place_state *s,
+		      const place_request *r, const int *hosts, int n, double *t, double *ideal)
+{
+	double bytes = r->comm.bytes_per_iter, per_flow, min_share = -1, min_cable = -1;
+	int hr = c->nhosts * c->nrails, steps, hops = 2;
+
+	*t = *ideal = 0;
+	if (n < 2 || bytes <= 0 || r->comm.cls == PLACE_COMM_NONE)
+		return;
+	m->ntouched = 0;
+	switch (r->comm.pattern) {
+	case PLACE_PATTERN_ALLTOALL:
+		per_flow = bytes / (n - 1) / c->nrails;
+		steps = n - 1;
+		alltoall_flows(m, c, hosts, n);
+		break;
+	case PLACE_PATTERN_PIPELINE:
+		per_flow = bytes / c->nrails;
+		steps = n - 1;
+		place_ring_flows(c, hosts, n, 0, m->flows, 1, m->touched, &m->ntouched);
+		break;
+	default:
+		per_flow = 2.0 * (n - 1) / n * bytes / c->nrails;
+		steps = 2 * (n - 1);
+		place_ring_flows(c, hosts, n, 1, m->flows, 1, m->touched, &m->ntouched);
+		break;
+	}
+	for (int i = 0; i < m->ntouched; i++) {
+		int res = m->touched[i];
+		double own = m->flows[res], cap = res_capacity(c, s, res);
+		double share = cap / (own + s->bg_flows[res]);
+
+		if (min_share < 0 || share < min_share)
+			min_share = share;
+		if (res < 2 * hr) {
+			double alone = place_cluster_res_gbps(c, res) / own;
+
+			if (min_cable < 0 || alone < min_cable)
+				min_cable = alone;
+		}
+		m->flows[res] = 0;
+	}
+	m->ntouched = 0;
+	if (min_share <= 0 || min_cable <= 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		int a = hosts[i], b = hosts[(i + 1) % n];
+		int hd = c->host_class[a] == c->host_class[b] ? 2 : place_cluster_hops(c, a, b);
+
+		if (hd > hops)
+			hops = hd;
+	}
+	*t = per_flow * 8.0 / (min_share * 1e9) + steps * hops * m->hop_latency_s;
+	*ideal = per_flow * 8.0 / (min_cable * 1e9) + steps * 2 * m->hop_latency_s;
+}
+
+/* Wholly idle groups the set takes some but not all of. */
+static double frag_cost(place_model *m, const place_cluster *c, const int *hosts, int n)
+{
+	double broken = 0;
+
+	for (int i = 0, start = 0; i < n; i++) {
+		int g = c->host_group[hosts[i]];
+
+		if (i + 1 < n && c->host_group[hosts[i + 1]] == g)
+			continue;
+		if (m->group_idle[g] == c->group_nhosts[g] && i + 1 - start < c->group_nhosts[g])
+			broken += 1;
+		start = i + 1;
+	}
+	return broken;
+}
+
+static int model_score(void *ctx, const place_cluster *c, const place_state *s,
+		       const place_request *r, place_candidate *cands, int n, char *reason,
+		       size_t len)
+{
+	place_model *m = ctx;
+	double compute = r->comm.compute_s_per_iter > 0 ? r->comm.compute_s_per_iter : 0;
+
+	for (int i = 0; i < n; i++) {
+		place_candidate *k = &cands[i];
+		double t, ideal, slow = 1;
+
+		comm_time(m, c, s, r, k->hosts, k->nhosts, &t, &ideal);
+		if (compute + ideal > 0)
+			slow = (compute + t) / (compute + ideal);
+		k->comm_time_s = t;
+		k->frag_cost = m->frag_weight * frag_cost(m, c, k->hosts, k->nhosts);
+		k->cost = slow + k->frag_cost;
+	}
+	return 0;
+}
+
+void place_model_scorer(place_model *m, place_scorer *out)
+{
+	out->name = "model";
+	out->prepare = model_prepare;
+	out->score = model_score;
+	out->ctx = m;
+}

@@ -1,0 +1,50 @@
+/*
+ * place_scorer: the hook through which a scorer ranks candidate host sets.
+ *
+ * The engine keeps one scorer per policy. The analytic `model` scorer is
+ * built in; the GNN scorer is plugged in by whoever loads a model
+ * (place_engine_set_scorer), so the engine does not depend on gnn-infer.
+ *
+ * prepare() runs once per state version (e.g. to refresh node embeddings),
+ * not once per job; score() runs on every decision and must not allocate.
+ */
+#ifndef PLACE_SCORER_H
+#define PLACE_SCORER_H
+
+#include "place.h"
+
+/* One candidate host set, as the engine hands it to a scorer. */
+typedef struct place_candidate {
+	int *hosts;         /* ascending host indices (engine-owned) */
+	int nhosts;
+	const char *kind;   /* "group-best-fit", "leaf-best-fit", "cover", "tree", "linear", "random" */
+	uint64_t hash;      /* of the host set, for dedupe */
+	/* filled by the scorer: */
+	double cost;        /* lower is better */
+	double comm_time_s; /* estimate of one iteration's collective time */
+	double frag_cost;   /* fragmentation part of cost */
+} place_candidate;
+
+typedef struct place_scorer {
+	const char *name;
+	/* Once per state version; return 0, or -1 with reason (e.g. no model). */
+	int (*prepare)(void *ctx, const place_cluster *c, const place_state *s, char *reason,
+		       size_t len);
+	/* Fill cost (and comm_time_s/frag_cost where meaningful) of n
+	 * candidates. Return 0, or -1 with reason. Must not allocate. */
+	int (*score)(void *ctx, const place_cluster *c, const place_state *s,
+		     const place_request *r, place_candidate *cands, int n, char *reason,
+		     size_t len);
+	void *ctx;
+} place_scorer;
+
+/* Install `scorer` (copied; ctx stays the caller's) for `policy` (model or
+ * gnn). Returns 0, or -1 for a policy that has no scorer (linear, tree,
+ * random pick their hosts themselves; they are still costed by `model`). */
+int place_engine_set_scorer(place_engine *e, place_policy policy, const place_scorer *scorer);
+
+/* Name of the scorer that costs candidates under `policy` ("model", the
+ * installed GNN scorer's name, or NULL for gnn without a model). */
+const char *place_engine_scorer_name(const place_engine *e, place_policy policy);
+
+#endif

@@ -1,0 +1,903 @@
+/*
+ * sim: the discrete-event trace replay (see sim.h).
+ *
+ * Events are job arrivals (trace submit times) and job ends; end times move
+ * whenever a communicating job starts or ends, because the fabric's max-min
+ * shares (sim_net) change and with them every communicating job's speed.
+ * There are few running jobs, so the next end is a linear scan.
+ *
+ * A run is a plain struct of arrays so that a decision can be forked (the
+ * training samples re-run the same moment with each candidate placement);
+ * the engine's place_state is rebuilt from the running jobs in the fork.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include "sim_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { J_FUTURE = 0, J_QUEUED, J_RUNNING, J_DONE, J_DROPPED };
+
+typedef struct sjob {
+	int nh, gpus, cores; /* gpus = cores = 0: whole hosts (exclusive) */
+	int heavy;
+	place_comm comm;
+	double submit, base, req;
+	int status;
+	double start, end, work_left, rate;
+	int *hosts;
+	sim_flows fl;
+	double bytes_per_flow; /* per iteration */
+	double t_ideal;        /* one iteration's collective on idle cables, s */
+} sjob;
+
+typedef struct sim {
+	const place_cluster *c;
+	const topo_sim_config *cfg;
+	place_engine *eng;
+	place_state *st;
+	sim_net *net;
+	int H, G, C, ngroups;
+	sjob *jobs;
+	int nj;
+	int *queue, nq;
+	int *run, nrun;
+	int next_arrival;
+	double now;
+	int *host_njobs, *host_gpus_used, *host_cores_used;
+	int *group_busy, *group_size;
+	int busy_hosts;
+	double frag_int, busy_gpu_s;
+	double *lat;
+	long nlat, failed;
+	double *rates;
+	sim_flows **flp;
+	int *rank;      /* scratch: running jobs by expected end */
+	int *hostbuf;   /* scratch: 3 x nhosts */
+	int *chosen;    /* the decision's hosts, copied: nhosts */
+	double *endt;   /* scratch: expected end per job */
+	int net_dirty;
+	long heavy_decisions;
+	int done;
+	int is_fork;
+	int forced_job;  /* fork: the job whose outcome is measured */
+	char last_reason[256]; /* the engine's last refusal */
+} sim;
+
+void topo_sim_config_init(topo_sim_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->policy = PLACE_POLICY_TREE;
+	cfg->seed = 1;
+	cfg->gpus_per_host = 8;
+	cfg->cores_per_host = 112;
+	cfg->backfill_depth = 100;
+	cfg->train_every = 10;
+	cfg->train_horizon_s = 6 * 3600.0;
+	cfg->train_delay_weight = 1.0;
+}
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* p-quantile (0..1) of v[0..n) (sorted in place); 0 for none. */
+static double quantile(double *v, long n, double p)
+{
+	long i;
+
+	if (n <= 0)
+		return 0;
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	i = (long)ceil(p * (double)n) - 1;
+	return v[i < 0 ? 0 : (i >= n ? n - 1 : i)];
+}
+
+/* ---- host bookkeeping ----------------------------------------------------- */
+
+static int job_gpus_on_host(const sim *s, const sjob *j)
+{
+	return j->gpus > 0 || j->cores > 0 ? j->gpus : s->G;
+}
+
+static void hosts_take(sim *s, const sjob *j, int sign)
+{
+	for (int i = 0; i < j->nh; i++) {
+		int h = j->hosts[i], g = s->ngroups ? place_cluster_host_group(s->c, h) : 0;
+		int was_busy = s->host_njobs[h] > 0;
+
+		s->host_njobs[h] += sign;
+		s->host_gpus_used[h] += sign * job_gpus_on_host(s, j);
+		s->host_cores_used[h] += sign * (j->gpus > 0 || j->cores > 0 ? j->cores : s->C);
+		if (was_busy != (s->host_njobs[h] > 0)) {
+			s->busy_hosts += sign;
+			s->group_busy[g] += sign;
+		}
+	}
+}
+
+/* Could host h take job j, with the given usage arrays? */
+static int host_fits(const sim *s, const sjob *j, int h, const int *njobs, const int *gpus,
+		     const int *cores)
+{
+	if (j->gpus <= 0 && j->cores <= 0)
+		return njobs[h] == 0;
+	return s->G - gpus[h] >= j->gpus && s->C - cores[h] >= j->cores;
+}
+
+/* Share of idle hosts outside wholly idle groups: how broken up the free
+ * capacity is for the next wide job. */
+static double fragmentation(const sim *s)
+{
+	int idle = s->H - s->busy_hosts, whole = 0;
+
+	if (idle <= 0)
+		return 0;
+	for (int g = 0; g < s->ngroups; g++)
+		if (s->group_busy[g] == 0)
+			whole += s->group_size[g];
+	return 1.0 - (double)whole / idle;
+}
+
+/* ---- network ---------------------------------------------------------------- */
+
+static void recompute_rates(sim *s)
+{
+	int n = 0;
+
+	for (int i = 0; i < s->nrun; i++) {
+		sjob *j = &s->jobs[s->run[i]];
+
+		if (j->heavy && j->fl.nres > 0)
+			s->flp[n++] = &j->fl;
+	}
+	sim_net_share(s->net, s->flp, n, s->rates);
+	n = 0;
+	for (int i = 0; i < s->nrun; i++) {
+		sjob *j = &s->jobs[s->run[i]];
+		double x, t;
+
+		if (!(j->heavy && j->fl.nres > 0)) {
+			j->rate = 1.0;
+			continue;
+		}
+		x = s->rates[n++];
+		t = x > 0 ? j->bytes_per_flow * 8.0 / (x * 1e9) : INFINITY;
+		j->rate = (j->comm.compute_s_per_iter + j->t_ideal) /
+			  (j->comm.compute_s_per_iter + t);
+		if (!(j->rate > 1e-6))
+			j->rate = 1e-6;
+		if (j->rate > 1.0)
+			j->rate = 1.0;
+	}
+	s->net_dirty = 0;
+}
+
+/* ---- starting and ending jobs ---------------------------------------------- */
+
+static int start_job(sim *s, int idx, const int *hosts, topo_error *err)
+{
+	sjob *j = &s->jobs[idx];
+
+	j->hosts = malloc((size_t)j->nh * sizeof(int));
+	if (!j->hosts)
+		goto oom;
+	memcpy(j->hosts, hosts, (size_t)j->nh * sizeof(int));
+	if (place_state_add_job(s->st, (uint32_t)idx + 1, j->hosts, j->nh,
+				j->gpus > 0 || j->cores > 0 ? j->gpus : 0,
+				j->gpus > 0 || j->cores > 0 ? j->cores : 0,
+				j->heavy ? &j->comm : NULL)) {
+		topo_error_set(err, "", 0, "the engine refused job %d's placement", idx + 1);
+		return -1;
+	}
+	if (j->heavy) {
+		if (sim_net_ring(s->net, j->hosts, j->nh, &j->fl))
+			goto oom;
+		if (j->fl.rails > 0 && j->nh > 1)
+			j->bytes_per_flow = 2.0 * (j->nh - 1) / j->nh * j->comm.bytes_per_iter /
+					    j->fl.rails;
+		j->t_ideal = j->bytes_per_flow * 8.0 / (j->fl.cable_gbps * 1e9);
+		s->net_dirty = 1;
+	}
+	hosts_take(s, j, +1);
+	j->status = J_RUNNING;
+	j->start = s->now;
+	j->work_left = j->base;
+	j->rate = 1.0;
+	s->run[s->nrun++] = idx;
+	return 0;
+oom:
+	topo_error_set(err, "", 0, "out of memory starting job %d", idx + 1);
+	return -1;
+}
+
+static void end_job(sim *s, int ri)
+{
+	int idx = s->run[ri];
+	sjob *j = &s->jobs[idx];
+
+	place_state_remove_job(s->st, (uint32_t)idx + 1);
+	hosts_take(s, j, -1);
+	j->status = J_DONE;
+	j->end = s->now;
+	if (j->heavy)
+		s->net_dirty = 1;
+	s->run[ri] = s->run[--s->nrun];
+	s->done++;
+}
+
+/* ---- scheduling: FCFS + EASY backfill ------------------------------------ */
+
+static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen,
+		      topo_error *err);
+
+static void build_request(const sim *s, int idx, place_request *r)
+{
+	const sjob *j = &s->jobs[idx];
+
+	memset(r, 0, sizeof(*r));
+	r->job_id = (uint32_t)idx + 1;
+	r->min_hosts = r->max_hosts = j->nh;
+	r->gpus_per_host = j->gpus;
+	r->cores_per_host = j->cores;
+	r->exclusive = j->gpus <= 0 && j->cores <= 0;
+	if (j->heavy)
+		r->comm = j->comm;
+}
+
+/* Try to place queue entry qi now. 1 started, 0 not now, -1 error. */
+static int try_start(sim *s, int qi, topo_error *err)
+{
+	int idx = s->queue[qi];
+	place_request r;
+	place_decision d;
+	double t0, t1;
+	int rc;
+
+	build_request(s, idx, &r);
+	t0 = now_us();
+	rc = place_decide(s->eng, s->st, &r, s->cfg->policy, s->cfg->policy, &d);
+	t1 = now_us();
+	if (rc != 0 || !d.ok) {
+		s->failed++;
+		snprintf(s->last_reason, sizeof(s->last_reason), "%s", d.reason);
+		return 0;
+	}
+	if (!s->is_fork)
+		s->lat[s->nlat++] = t1 - t0;
+	/* the engine's arrays change with its next call (forks decide too) */
+	memcpy(s->chosen, d.chosen.hosts, (size_t)d.chosen.nhosts * sizeof(int));
+	if (s->jobs[idx].heavy && !s->is_fork) {
+		s->heavy_decisions++;
+		if (s->cfg->training &&
+		    s->heavy_decisions % (s->cfg->train_every > 0 ? s->cfg->train_every : 1) == 0 &&
+		    train_hook(s, qi, &d, s->chosen, err))
+			return -1;
+	}
+	if (start_job(s, idx, s->chosen, err))
+		return -1;
+	memmove(&s->queue[qi], &s->queue[qi + 1], (size_t)(s->nq - qi - 1) * sizeof(int));
+	s->nq--;
+	return 1;
+}
+
+static int cmp_rank(const void *a, const void *b, void *key)
+{
+	const double *k = key;
+	double x = k[*(const int *)a], y = k[*(const int *)b];
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return *(const int *)a - *(const int *)b;
+}
+
+/* EASY reservation of the queue head: the expected time (running jobs end
+ * by their requested times) when enough hosts fit it, and how many hosts
+ * that fit it will be spare then. */
+static void reservation(sim *s, const sjob *head, double *shadow, int *extra)
+{
+	int *nj = s->hostbuf, *gu, *cu, fit = 0;
+	double *endt = s->endt;
+
+	gu = nj + s->H;
+	cu = gu + s->H;
+	memcpy(nj, s->host_njobs, (size_t)s->H * sizeof(int));
+	memcpy(gu, s->host_gpus_used, (size_t)s->H * sizeof(int));
+	memcpy(cu, s->host_cores_used, (size_t)s->H * sizeof(int));
+	for (int h = 0; h < s->H; h++)
+		fit += host_fits(s, head, h, nj, gu, cu);
+	for (int i = 0; i < s->nrun; i++) {
+		const sjob *j = &s->jobs[s->run[i]];
+		double e = j->start + j->req;
+
+		endt[s->run[i]] = e > s->now ? e : s->now;
+		s->rank[i] = s->run[i];
+	}
+	qsort_r(s->rank, (size_t)s->nrun, sizeof(int), cmp_rank, endt);
+	*shadow = INFINITY;
+	for (int i = 0; i < s->nrun && fit < head->nh; i++) {
+		const sjob *j = &s->jobs[s->rank[i]];
+
+		for (int k = 0; k < j->nh; k++) {
+			int h = j->hosts[k], before = host_fits(s, head, h, nj, gu, cu);
+
+			nj[h]--;
+			gu[h] -= job_gpus_on_host(s, j);
+			cu[h] -= j->gpus > 0 || j->cores > 0 ? j->cores : s->C;
+			fit += host_fits(s, head, h, nj, gu, cu) - before;
+		}
+		if (fit >= head->nh)
+			*shadow = endt[s->rank[i]];
+	}
+	*extra = fit - head->nh;
+}
+
+static int schedule(sim *s, topo_error *err)
+{
+	double shadow;
+	int extra, examined = 0, rc;
+
+	while (s->nq > 0) {
+		rc = try_start(s, 0, err);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			break;
+	}
+	if (s->nq < 2)
+		return 0;
+	reservation(s, &s->jobs[s->queue[0]], &shadow, &extra);
+	for (int qi = 1; qi < s->nq && examined < s->cfg->backfill_depth; qi++) {
+		const sjob *j = &s->jobs[s->queue[qi]];
+		int ends_before = s->now + j->req <= shadow, nh = j->nh;
+
+		examined++;
+		if (!ends_before && nh > extra)
+			continue;
+		rc = try_start(s, qi, err);
+		if (rc < 0)
+			return -1;
+		if (rc == 1) {
+			if (!ends_before)
+				extra -= nh;
+			qi--;
+		}
+	}
+	return 0;
+}
+
+/* ---- the event loop --------------------------------------------------------- */
+
+static void advance(sim *s, double t)
+{
+	double dt = t - s->now;
+
+	if (dt > 0) {
+		s->frag_int += fragmentation(s) * dt;
+		for (int i = 0; i < s->nrun; i++) {
+			sjob *j = &s->jobs[s->run[i]];
+
+			j->work_left -= j->rate * dt;
+			s->busy_gpu_s += (double)job_gpus_on_host(s, j) * j->nh * dt;
+		}
+	}
+	s->now = t;
+}
+
+static double next_end(const sim *s)
+{
+	double t = INFINITY;
+
+	for (int i = 0; i < s->nrun; i++) {
+		const sjob *j = &s->jobs[s->run[i]];
+		double e = s->now + (j->work_left > 0 ? j->work_left / j->rate : 0);
+
+		if (e < t)
+			t = e;
+	}
+	return t;
+}
+
+/* Run events up to time `until` (INFINITY: to the end). */
+static int sim_loop(sim *s, double until, topo_error *err)
+{
+	for (;;) {
+		double ta = s->next_arrival < s->nj ? s->jobs[s->next_arrival].submit : INFINITY;
+		double te = next_end(s), t = ta < te ? ta : te;
+		int changed = 0;
+
+		if (!isfinite(t) || t > until) {
+			if (isfinite(until))
+				advance(s, until);
+			return 0;
+		}
+		advance(s, t);
+		for (int i = 0; i < s->nrun; i++) {
+			const sjob *j = &s->jobs[s->run[i]];
+
+			if (j->work_left <= 1e-9 * (j->base + 1) ||
+			    s->now + j->work_left / j->rate <= t) {
+				end_job(s, i--);
+				changed = 1;
+			}
+		}
+		while (s->next_arrival < s->nj && s->jobs[s->next_arrival].submit <= t) {
+			sjob *j = &s->jobs[s->next_arrival];
+
+			if (j->status == J_FUTURE) {
+				j->status = J_QUEUED;
+				s->queue[s->nq++] = s->next_arrival;
+				changed = 1;
+			}
+			s->next_arrival++;
+		}
+		if (changed && schedule(s, err))
+			return -1;
+		if (s->net_dirty)
+			recompute_rates(s);
+		if (!s->is_fork && s->cfg->progress && s->done % (s->nj / 100 + 1) == 0 && changed)
+			s->cfg->progress(s->cfg->progress_ctx, s->done, s->nj);
+	}
+}
+
+/* ---- setup -------------------------------------------------------------------- */
+
+static void sim_free(sim *s)
+{
+	for (int i = 0; s->jobs && i < s->nj; i++) {
+		free(s->jobs[i].hosts);
+		sim_flows_free(&s->jobs[i].fl);
+	}
+	free(s->jobs);
+	free(s->queue);
+	free(s->run);
+	free(s->host_njobs);
+	free(s->host_gpus_used);
+	free(s->host_cores_used);
+	free(s->group_busy);
+	free(s->group_size);
+	free(s->lat);
+	free(s->rates);
+	free(s->flp);
+	free(s->rank);
+	free(s->hostbuf);
+	free(s->chosen);
+	free(s->endt);
+	place_state_free(s->st);
+	if (!s->is_fork) {
+		place_engine_free(s->eng);
+		sim_net_free(s->net);
+	}
+	memset(s, 0, sizeof(*s));
+}
+
+/* Arrays sized by the cluster and job count (shared by runs and forks). */
+static int sim_alloc(sim *s)
+{
+	size_t H = (size_t)s->H, N = (size_t)s->nj;
+
+	s->jobs = calloc(N + 1, sizeof(*s->jobs));
+	s->queue = calloc(N + 1, sizeof(int));
+	s->run = calloc(N + 1, sizeof(int));
+	s->rank = calloc(N + 1, sizeof(int));
+	s->rates = calloc(N + 1, sizeof(double));
+	s->flp = calloc(N + 1, sizeof(*s->flp));
+	s->host_njobs = calloc(H + 1, sizeof(int));
+	s->host_gpus_used = calloc(H + 1, sizeof(int));
+	s->host_cores_used = calloc(H + 1, sizeof(int));
+	s->hostbuf = calloc(3 * H + 1, sizeof(int));
+	s->chosen = calloc(H + 1, sizeof(int));
+	s->endt = calloc(N + 1, sizeof(double));
+	s->group_busy = calloc((size_t)s->ngroups + 1, sizeof(int));
+	s->group_size = calloc((size_t)s->ngroups + 1, sizeof(int));
+	s->st = place_state_new(s->c);
+	if (!s->jobs || !s->queue || !s->run || !s->rank || !s->rates || !s->flp ||
+	    !s->host_njobs || !s->host_gpus_used || !s->host_cores_used || !s->hostbuf ||
+	    !s->chosen || !s->endt || !s->group_busy || !s->group_size || !s->st)
+		return -1;
+	for (int h = 0; h < s->H; h++) {
+		place_state_set_host(s->st, h, s->G, s->G, s->C, s->C, 0);
+		s->group_size[place_cluster_host_group(s->c, h)]++;
+	}
+	return 0;
+}
+
+static void init_jobs(sim *s, const topo_trace *tr)
+{
+	const topo_sim_config *cfg = s->cfg;
+
+	for (int i = 0; i < s->nj; i++) {
+		const topo_trace_job *t = &tr->jobs[i];
+		sjob *j = &s->jobs[i];
+
+		j->nh = t->hosts > 0 ? t->hosts : 1;
+		j->gpus = t->gpus_per_host > s->G ? s->G : t->gpus_per_host;
+		j->cores = t->cores_per_host > s->C ? s->C : t->cores_per_host;
+		if (j->gpus <= 0 && j->cores > 0 && t->source == TOPO_TRACE_ALIBABA)
+			j->gpus = 0; /* CPU-only pod: cores only */
+		j->submit = t->submit;
+		j->base = t->runtime;
+		j->req = t->requested > t->runtime ? t->requested : t->runtime;
+		j->status = j->nh > s->H ? J_DROPPED : J_FUTURE;
+		j->heavy = j->nh > 1 && cfg->nprofiles > 0;
+		if (j->heavy)
+			j->comm = cfg->profiles[topo_comm_profile_draw(cfg->nprofiles, cfg->seed,
+								       (uint64_t)t->id * 2 +
+									       (uint64_t)t->source)]
+					  .comm;
+	}
+}
+
+/* ---- metrics ----------------------------------------------------------------- */
+
+static int collect(sim *s, topo_sim_metrics *m)
+{
+	double *wait = calloc((size_t)s->nj + 1, sizeof(double));
+	double *slow = calloc((size_t)s->nj + 1, sizeof(double));
+	double sw = 0, ss = 0, last = 0;
+	long nw = 0, ns = 0;
+
+	if (!wait || !slow) {
+		free(wait);
+		free(slow);
+		return -1;
+	}
+	memset(m, 0, sizeof(*m));
+	snprintf(m->policy, sizeof(m->policy), "%s", place_policy_name(s->cfg->policy));
+	m->jobs = s->nj;
+	for (int i = 0; i < s->nj; i++) {
+		const sjob *j = &s->jobs[i];
+		double iters;
+
+		if (j->status == J_DROPPED) {
+			m->dropped++;
+			continue;
+		}
+		if (j->status != J_DONE)
+			continue;
+		m->started++;
+		wait[nw++] = j->start - j->submit;
+		sw += j->start - j->submit;
+		if (j->end > last)
+			last = j->end;
+		if (!j->heavy)
+			continue;
+		m->heavy_jobs++;
+		slow[ns] = (j->end - j->start) / j->base;
+		ss += slow[ns++];
+		iters = j->base / (j->comm.compute_s_per_iter + j->t_ideal);
+		m->total_bytes_heavy += iters * j->bytes_per_flow * j->fl.flows;
+		m->cross_leaf_bytes_heavy += iters * j->bytes_per_flow * j->fl.cross_leaf;
+		m->cross_group_bytes_heavy += iters * j->bytes_per_flow * j->fl.cross_group;
+	}
+	m->cross_leaf_frac = m->total_bytes_heavy > 0
+				     ? m->cross_leaf_bytes_heavy / m->total_bytes_heavy : 0;
+	m->cross_group_frac = m->total_bytes_heavy > 0
+				      ? m->cross_group_bytes_heavy / m->total_bytes_heavy : 0;
+	m->mean_wait_s = nw ? sw / nw : 0;
+	m->p95_wait_s = quantile(wait, nw, 0.95);
+	m->mean_comm_slowdown = ns ? ss / ns : 1.0;
+	m->p95_comm_slowdown = ns ? quantile(slow, ns, 0.95) : 1.0;
+	m->makespan_s = last;
+	m->utilization = last > 0 ? s->busy_gpu_s / ((double)s->H * s->G * last) : 0;
+	m->fragmentation = last > 0 ? s->frag_int / last : 0;
+	m->decisions = s->nlat;
+	m->failed_decisions = s->failed;
+	m->decision_p50_us = quantile(s->lat, s->nlat, 0.50);
+	m->decision_p99_us = quantile(s->lat, s->nlat, 0.99);
+	free(wait);
+	free(slow);
+	return 0;
+}
+
+/* ---- training: re-run a decision with each candidate ------------------------- */
+
+/* A copy of s at this moment, with its own place_state. */
+static int sim_fork(const sim *s, sim *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->c = s->c;
+	f->cfg = s->cfg;
+	f->eng = s->eng;
+	f->net = s->net;
+	f->H = s->H;
+	f->G = s->G;
+	f->C = s->C;
+	f->ngroups = s->ngroups;
+	f->nj = s->nj;
+	f->is_fork = 1;
+	if (sim_alloc(f))
+		return -1;
+	memcpy(f->jobs, s->jobs, (size_t)s->nj * sizeof(*s->jobs));
+	for (int i = 0; i < s->nj; i++) {
+		f->jobs[i].hosts = NULL;
+		memset(&f->jobs[i].fl, 0, sizeof(f->jobs[i].fl));
+	}
+	memcpy(f->queue, s->queue, (size_t)s->nq * sizeof(int));
+	f->nq = s->nq;
+	f->next_arrival = s->next_arrival;
+	f->now = s->now;
+	/* restart the running jobs on the same hosts, keeping their progress */
+	for (int i = 0; i < s->nrun; i++) {
+		const sjob *o = &s->jobs[s->run[i]];
+		topo_error e;
+
+		if (start_job(f, s->run[i], o->hosts, &e))
+			return -1;
+		f->jobs[s->run[i]].start = o->start;
+		f->jobs[s->run[i]].work_left = o->work_left;
+	}
+	recompute_rates(f);
+	return 0;
+}
+
+/* Later jobs' total wait inside [now, until], clipped to the window. */
+static double window_wait(const sim *f, int except, double from, double until)
+{
+	double w = 0;
+
+	for (int i = 0; i < f->nj; i++) {
+		const sjob *j = &f->jobs[i];
+		double a, b;
+
+		if (i == except || j->status == J_DROPPED || j->submit >= until)
+			continue;
+		if (j->status == J_RUNNING || j->status == J_DONE) {
+			if (j->start < from)
+				continue;
+			b = j->start;
+		} else {
+			b = until;
+		}
+		a = j->submit > from ? j->submit : from;
+		if (b > a)
+			w += b - a;
+	}
+	return w;
+}
+
+/* Realised slowdown of job idx by the fork's end (elapsed / work done). */
+static double realised_slowdown(const sim *f, int idx)
+{
+	const sjob *j = &f->jobs[idx];
+	double done = j->base - (j->status == J_DONE ? 0 : j->work_left);
+	double el = (j->status == J_DONE ? j->end : f->now) - j->start;
+
+	return done > 0 ? el / done : 1.0;
+}
+
+static void state_graph(const sim *s, sim_sample_set *ss, int *npods_out);
+
+static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen,
+		      topo_error *err)
+{
+	int idx = s->queue[qi], nc = 0, npods = 0;
+	place_choice cand[1 + PLACE_MAX_ALTERNATIVES];
+	int *store = NULL;
+	double slow[1 + PLACE_MAX_ALTERNATIVES], wait[1 + PLACE_MAX_ALTERNATIVES], wmin = INFINITY;
+	double until = s->now + s->cfg->train_horizon_s;
+	sim_sample_set *ss = calloc(1, sizeof(*ss));
+	int later = 0;
+
+	if (!ss)
+		goto oom;
+	/* copy the candidates: the forks' decisions overwrite the engine's arrays */
+	cand[nc] = d->chosen;
+	cand[nc++].hosts = (int *)chosen;
+	for (int a = 0; a < d->nalternatives; a++)
+		if (d->alternatives[a].nhosts == s->jobs[idx].nh)
+			cand[nc++] = d->alternatives[a];
+	if (nc < 2) {
+		free(ss);
+		return 0; /* nothing to compare */
+	}
+	store = malloc((size_t)nc * s->jobs[idx].nh * sizeof(int));
+	if (!store)
+		goto oom;
+	for (int c = 0; c < nc; c++) {
+		memcpy(store + c * s->jobs[idx].nh, cand[c].hosts,
+		       (size_t)s->jobs[idx].nh * sizeof(int));
+		cand[c].hosts = store + c * s->jobs[idx].nh;
+	}
+	for (int c = 0; c < nc; c++) {
+		sim f;
+
+		if (sim_fork(s, &f)) {
+			sim_free(&f);
+			goto oom;
+		}
+		memmove(&f.queue[qi], &f.queue[qi + 1], (size_t)(f.nq - qi - 1) * sizeof(int));
+		f.nq--;
+		if (start_job(&f, idx, cand[c].hosts, err) || schedule(&f, err) ||
+		    (recompute_rates(&f), sim_loop(&f, until, err))) {
+			sim_free(&f);
+			free(ss);
+			free(store);
+			return -1;
+		}
+		slow[c] = realised_slowdown(&f, idx);
+		wait[c] = window_wait(&f, idx, s->now, until);
+		if (wait[c] < wmin)
+			wmin = wait[c];
+		sim_free(&f);
+	}
+	for (int i = 0; i < s->nj; i++)
+		later += i != idx && s->jobs[i].submit < until &&
+			 (s->jobs[i].status == J_QUEUED || s->jobs[i].status == J_FUTURE);
+	state_graph(s, ss, &npods);
+	ss->ncands = nc;
+	ss->sets = calloc((size_t)nc, sizeof(int *));
+	ss->set_len = calloc((size_t)nc, sizeof(int));
+	ss->set_features = calloc((size_t)nc * SIM_SET_FEATURES, sizeof(float));
+	ss->targets = calloc((size_t)nc, sizeof(float));
+	if (!ss->features || !ss->sets || !ss->set_len || !ss->set_features || !ss->targets)
+		goto oom_ss;
+	for (int c = 0; c < nc; c++) {
+		const place_choice *ch = &cand[c];
+		float *sf = &ss->set_features[c * SIM_SET_FEATURES];
+		sim_flows fl = {0};
+		const sjob *j = &s->jobs[idx];
+
+		ss->sets[c] = malloc((size_t)ch->nhosts * sizeof(int));
+		if (!ss->sets[c] || sim_net_ring(s->net, ch->hosts, ch->nhosts, &fl)) {
+			sim_flows_free(&fl);
+			goto oom_ss;
+		}
+		memcpy(ss->sets[c], ch->hosts, (size_t)ch->nhosts * sizeof(int));
+		ss->set_len[c] = ch->nhosts;
+		sf[0] = (float)log2((double)ch->nhosts);
+		sf[1] = (float)(fl.flows > 0 ? fl.cross_leaf / fl.flows : 0);
+		sf[2] = (float)(fl.flows > 0 ? fl.cross_group / fl.flows : 0);
+		sf[3] = (float)ch->groups;
+		sf[4] = (float)(j->comm.bytes_per_iter / 1e9);
+		sf[5] = (float)j->comm.compute_s_per_iter;
+		sim_flows_free(&fl);
+		ss->targets[c] = (float)((slow[c] - 1.0) +
+					 s->cfg->train_delay_weight * (wait[c] - wmin) /
+						 (later > 0 ? later : 1) / 3600.0);
+	}
+	free(store);
+	if (sim_training_add(s->cfg->training, ss))
+		goto oom_owned;
+	return 0;
+oom_ss:
+	sim_sample_set_free(ss);
+	ss = NULL;
+oom:
+	free(ss);
+	free(store);
+oom_owned:
+	topo_error_set(err, "", 0, "out of memory collecting training samples");
+	return -1;
+}
+
+/* The state as a graph: hosts, then leaves, then pods; edges host-leaf (per
+ * rail) and leaf-pod (the leaf's pod). Features per vertex:
+ * is_host, is_leaf, is_pod, idle share (host: free GPUs share, leaf/pod:
+ * idle hosts share), leaf up-link utilisation, down flag (0). */
+static void state_graph(const sim *s, sim_sample_set *ss, int *npods_out)
+{
+	sim_net *n = s->net;
+	int H = s->H, L = sim_net_nleaves(n), R = sim_net_nrails(n), P = 0, ne = 0;
+	int *leaf_hosts = calloc((size_t)L + 1, sizeof(int)), *leaf_idle = calloc((size_t)L + 1, sizeof(int));
+
+	for (int l = 0; l < L; l++)
+		if (sim_net_leaf_pod(n, l) + 1 > P)
+			P = sim_net_leaf_pod(n, l) + 1;
+	*npods_out = P;
+	ss->nvertices = H + L + P;
+	ss->features = calloc((size_t)ss->nvertices * SIM_VERTEX_FEATURES + 1, sizeof(float));
+	ss->edges = calloc((size_t)2 * (H * R + L) + 2, sizeof(int));
+	if (!ss->features || !ss->edges || !leaf_hosts || !leaf_idle) {
+		free(ss->features);
+		ss->features = NULL;
+		free(leaf_hosts);
+		free(leaf_idle);
+		return;
+	}
+	for (int h = 0; h < H; h++) {
+		float *f = &ss->features[h * SIM_VERTEX_FEATURES];
+
+		f[0] = 1;
+		f[3] = (float)(s->G > 0 ? (double)(s->G - s->host_gpus_used[h]) / s->G
+					: s->host_njobs[h] == 0);
+		for (int r = 0; r < R; r++) {
+			int l = sim_net_host_leaf(n, h, r);
+
+			if (l < 0)
+				continue;
+			ss->edges[2 * ne] = h;
+			ss->edges[2 * ne + 1] = H + l;
+			ne++;
+			leaf_hosts[l]++;
+			leaf_idle[l] += s->host_njobs[h] == 0;
+		}
+	}
+	for (int l = 0; l < L; l++) {
+		float *f = &ss->features[(H + l) * SIM_VERTEX_FEATURES];
+		float *pf = &ss->features[(H + L + sim_net_leaf_pod(n, l)) * SIM_VERTEX_FEATURES];
+
+		f[1] = 1;
+		f[3] = leaf_hosts[l] ? (float)leaf_idle[l] / leaf_hosts[l] : 0;
+		f[4] = (float)sim_net_leaf_util(n, l);
+		pf[2] = 1;
+		pf[3] += (float)leaf_idle[l]; /* normalised below */
+		pf[4] += (float)leaf_hosts[l];
+		ss->edges[2 * ne] = H + l;
+		ss->edges[2 * ne + 1] = H + L + sim_net_leaf_pod(n, l);
+		ne++;
+	}
+	for (int p = 0; p < P; p++) {
+		float *pf = &ss->features[(H + L + p) * SIM_VERTEX_FEATURES];
+
+		pf[3] = pf[4] > 0 ? pf[3] / pf[4] : 0;
+		pf[4] = 0;
+	}
+	ss->nedges = ne;
+	free(leaf_hosts);
+	free(leaf_idle);
+}
+
+/* ---- entry point ---------------------------------------------------------------- */
+
+int topo_sim_run(const place_cluster *c, const topo_trace *trace, const topo_sim_config *cfg,
+		 topo_sim_metrics *m, topo_error *err)
+{
+	sim s;
+	place_config pc;
+	int rc = -1;
+
+	topo_error_clear(err);
+	memset(&s, 0, sizeof(s));
+	s.c = c;
+	s.cfg = cfg;
+	s.H = place_cluster_nhosts(c);
+	s.G = cfg->gpus_per_host > 0 ? cfg->gpus_per_host : 8;
+	s.C = cfg->cores_per_host > 0 ? cfg->cores_per_host : 112;
+	s.ngroups = place_cluster_ngroups(c) + 1; /* + a trailing pseudo-group */
+	s.nj = trace->njobs;
+	place_config_init(&pc);
+	pc.seed = cfg->seed;
+	pc.model_path = cfg->model_path;
+	s.eng = place_engine_new(c, &pc, err);
+	if (!s.eng)
+		goto out;
+	s.net = sim_net_new(c, err);
+	if (!s.net)
+		goto out;
+	if (sim_alloc(&s) || !(s.lat = calloc((size_t)s.nj + 1, sizeof(double)))) {
+		topo_error_set(err, "", 0, "out of memory setting up the simulation");
+		goto out;
+	}
+	init_jobs(&s, trace);
+	if (sim_loop(&s, INFINITY, err))
+		goto out;
+	if (collect(&s, m)) {
+		topo_error_set(err, "", 0, "out of memory collecting metrics");
+		goto out;
+	}
+	if (m->started == 0 && m->jobs > m->dropped) {
+		topo_error_set(err, "", 0, "policy %s placed no job; the engine said: %s",
+			       place_policy_name(cfg->policy), s.last_reason);
+		goto out;
+	}
+	if (cfg->progress)
+		cfg->progress(cfg->progress_ctx, s.nj, s.nj);
+	rc = 0;
+out:
+	sim_free(&s);
+	return rc;
+}

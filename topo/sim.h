@@ -1,0 +1,121 @@
+/*
+ * sim: a discrete-event replay of a job trace on a cluster graph, with
+ * every placement made by the placement engine (place_decide) under one
+ * policy, to compare policies on the same workload (topognn-sim,
+ * bench/placement) and to produce the GNN's training samples.
+ *
+ * Scheduling is FCFS plus EASY backfill as in Slurm's sched/backfill: the
+ * queue head gets a reservation at the earliest time enough hosts will be
+ * free (using running jobs' requested times); later jobs start now when
+ * they fit and either end (by their requested time) before that reservation
+ * or leave the head enough hosts.
+ *
+ * Communication is measured, not predicted: the running multi-node jobs'
+ * ring all-reduce flows share the fabric (host cables, leaf up-links, pod
+ * up-links) max-min fairly, recomputed whenever a communicating job starts
+ * or ends; a job progresses at (compute + ideal comm) / (compute + current
+ * comm) of its trace speed, so its runtime stretches with the contention it
+ * really meets over its life. See docs/simulator.md.
+ */
+#ifndef TOPO_SIM_H
+#define TOPO_SIM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "comm_profile.h"
+#include "place.h"
+#include "topo_error.h"
+#include "topo_graph.h"
+#include "trace.h"
+
+typedef struct topo_sim_config {
+	place_policy policy;
+	unsigned seed;            /* comm profile draw and the random policy */
+	int gpus_per_host;        /* host capacity when the graph has no GPU parts; default 8 */
+	int cores_per_host;       /* default 112 */
+	const topo_comm_profile *profiles; /* drawn for multi-node jobs */
+	int nprofiles;
+	int backfill_depth;       /* queued jobs examined per backfill pass, default 100 */
+	const char *model_path;   /* for the gnn policy */
+	/* progress: called every ~1% of jobs with (done, total); NULL = none */
+	void (*progress)(void *ctx, int done, int total);
+	void *progress_ctx;
+	/* training samples (see topo_sim_training_*): every `train_every`-th
+	 * placement of a communicating job is re-run with each candidate */
+	struct topo_sim_training *training;
+	int train_every;          /* default 10 */
+	double train_horizon_s;   /* default 6 hours */
+	double train_delay_weight; /* target weight of later jobs' delay (hours), default 1 */
+} topo_sim_config;
+
+void topo_sim_config_init(topo_sim_config *cfg);
+
+typedef struct topo_sim_metrics {
+	char policy[16];
+	int jobs, started, dropped, heavy_jobs;
+	double total_bytes_heavy;       /* fabric bytes of heavy jobs over their lives */
+	double cross_leaf_bytes_heavy;  /* of which between hosts on different leaves */
+	double cross_group_bytes_heavy; /* of which between hosts in different groups */
+	double cross_leaf_frac, cross_group_frac;
+	double mean_comm_slowdown, p95_comm_slowdown; /* heavy jobs: runtime / trace runtime */
+	double mean_wait_s, p95_wait_s;               /* all jobs */
+	double makespan_s;
+	double utilization;     /* GPU-seconds used / (GPUs x makespan) */
+	double fragmentation;   /* time mean of the idle hosts' share outside wholly idle groups */
+	double decision_p50_us, decision_p99_us;
+	long decisions;         /* successful place_decide calls */
+	long failed_decisions;  /* calls that found no placement (job stays queued) */
+} topo_sim_metrics;
+
+/* Replay `trace` (hosts per job already mapped) on cluster `c` under
+ * cfg->policy. Jobs wider than the cluster are dropped (m->dropped).
+ * Returns 0, or -1 with err (engine or memory failure). */
+int topo_sim_run(const place_cluster *c, const topo_trace *trace, const topo_sim_config *cfg,
+		 topo_sim_metrics *m, topo_error *err);
+
+/* ---- training samples ---------------------------------------------------- */
+
+typedef struct topo_sim_training topo_sim_training;
+
+/* Collects samples for topognn-train (format in docs/simulator.md). */
+topo_sim_training *topo_sim_training_new(void);
+void topo_sim_training_free(topo_sim_training *t);
+int topo_sim_training_nsamples(const topo_sim_training *t);
+int topo_sim_training_ngraphs(const topo_sim_training *t);
+/* Write the collected samples as one topognn-samples JSON document. */
+int topo_sim_training_write(const topo_sim_training *t, const char *path, topo_error *err);
+
+/* ---- inputs ---------------------------------------------------------------- */
+
+/* Load the cluster graph: kind "ibnetdiscover" (a dump file), "graph" (our
+ * JSON) or "fattree" (a topo_fattree spec string). NULL with err on error. */
+topo_graph *topo_sim_load_graph(const char *kind, const char *arg, topo_error *err);
+
+/* Load the astra-sim profiles (ResNet-50 data parallel, hybrid Transformer)
+ * from directory `dir` into out[max]. Returns the count or -1 with err. */
+int topo_sim_load_profiles(const char *dir, topo_comm_profile *out, int max, topo_error *err);
+
+/* A workload: the first trace (its first `jobs` jobs, 0 = all) with
+ * processors mapped to hosts (ceil(procs / procs_per_host) x scale), and
+ * later traces filling its gaps: their submissions spread over the first's
+ * period, jobs longer than its longest run left out. Jobs wider than
+ * nhosts are left out. */
+typedef struct topo_sim_workload {
+	const char *const *traces;
+	int ntraces;
+	int jobs, procs_per_host, scale, nhosts;
+} topo_sim_workload;
+
+/* Load a workload into out. `notes` (may be NULL) receives one line per
+ * trace that lost jobs. Returns 0 or -1 with err. */
+int topo_sim_load_workload(const topo_sim_workload *w, topo_trace *out, char *notes,
+			   size_t len, topo_error *err);
+
+/* ---- output ---------------------------------------------------------------- */
+
+/* A readable table of several runs; with `ratio_to` (a policy name) a second
+ * block gives each metric as a ratio to that policy's. */
+void topo_sim_print_table(FILE *out, const topo_sim_metrics *m, int n, const char *ratio_to);
+
+#endif

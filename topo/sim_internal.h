@@ -1,0 +1,72 @@
+/*
+ * sim_internal: what the sim*.c files share. Not installed.
+ *
+ * sim_net is the simulator's own measurement of the fabric, independent of
+ * the engine's analytic model on purpose: the simulator is the ground truth
+ * that policies (and the GNN's training targets) are judged by.
+ */
+#ifndef SIM_INTERNAL_H
+#define SIM_INTERNAL_H
+
+#include "sim.h"
+
+/* ---- the fabric as shared resources -------------------------------------- */
+
+typedef struct sim_net sim_net;
+
+/* The flows of one job: distinct resources with the number of its flows on
+ * each, and what crossing they do per iteration. */
+typedef struct sim_flows {
+	int *res;
+	double *cnt;
+	int nres, cap;
+	double flows;        /* flows (per rail and ring step) */
+	double cross_leaf;   /* of which between different leaves */
+	double cross_group;  /* of which between different groups */
+	double cable_gbps;   /* slowest host cable of the job */
+	double rails;        /* rails its hosts use */
+} sim_flows;
+
+sim_net *sim_net_new(const place_cluster *c, topo_error *err);
+void sim_net_free(sim_net *n);
+int sim_net_nres(const sim_net *n);
+int sim_net_nleaves(const sim_net *n);
+int sim_net_nrails(const sim_net *n);
+/* Pod (leaves and spines below any core level) of leaf l. */
+int sim_net_leaf_pod(const sim_net *n, int l);
+/* Leaf index of host h on rail r, -1 none. */
+int sim_net_host_leaf(const sim_net *n, int h, int r);
+/* Ring flows of a job on ascending host indices (rail r of host i to rail
+ * r of host i+1, closed). Returns 0 or -1 on memory exhaustion. */
+int sim_net_ring(sim_net *n, const int *hosts, int nhosts, sim_flows *f);
+void sim_flows_free(sim_flows *f);
+/* Max-min fair rate (Gb/s per flow) of each of n jobs' flows, all flows of
+ * a job at one rate (a collective ends with its slowest flow). */
+void sim_net_share(sim_net *n, sim_flows *const *jobs, int nj, double *rate);
+/* Utilisation 0..1 of leaf l's up-links by the last sim_net_share(). */
+double sim_net_leaf_util(const sim_net *n, int l);
+
+/* ---- training ------------------------------------------------------------- */
+
+/* One decision re-run with each candidate: the state as a graph, and per
+ * candidate the host set, its features and the measured target. */
+typedef struct sim_sample_set {
+	int nvertices;
+	int *edges;      /* pairs */
+	int nedges;
+	float *features; /* nvertices x SIM_VERTEX_FEATURES */
+	int ncands;
+	int **sets;      /* vertex ids */
+	int *set_len;
+	float *set_features; /* ncands x SIM_SET_FEATURES */
+	float *targets;
+} sim_sample_set;
+
+#define SIM_VERTEX_FEATURES 6
+#define SIM_SET_FEATURES 6
+
+/* Takes ownership of s (freed on failure too). Returns 0 or -1. */
+int sim_training_add(topo_sim_training *t, sim_sample_set *s);
+void sim_sample_set_free(sim_sample_set *s);
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * sim_training: the simulator's training samples for topognn-train.
+ *
+ * Written as one "topognn-samples" JSON document (the format topognn-train
+ * --samples reads; docs/gnn.md and docs/simulator.md): per sampled decision
+ * a graph of the cluster state (hosts, leaves, pods), and per candidate
+ * placement a sample {set, set_features, target} whose target is what the
+ * simulation measured after re-running the moment with that candidate.
+ */
+#include "sim_internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const vertex_feature[SIM_VERTEX_FEATURES] = {
+	"is_host", "is_leaf", "is_pod", "idle_share", "leaf_uplink_util", "down"};
+static const char *const set_feature[SIM_SET_FEATURES] = {
+	"log2_hosts", "cross_leaf_flow_share", "cross_group_flow_share",
+	"groups_spanned", "bytes_per_iter_gb", "compute_s_per_iter"};
+
+struct topo_sim_training {
+	sim_sample_set **sets;
+	int n, cap, nsamples;
+};
+
+topo_sim_training *topo_sim_training_new(void)
+{
+	return calloc(1, sizeof(topo_sim_training));
+}
+
+void sim_sample_set_free(sim_sample_set *s)
+{
+	if (!s)
+		return;
+	for (int c = 0; s->sets && c < s->ncands; c++)
+		free(s->sets[c]);
+	free(s->sets);
+	free(s->set_len);
+	free(s->set_features);
+	free(s->targets);
+	free(s->features);
+	free(s->edges);
+	free(s);
+}
+
+void topo_sim_training_free(topo_sim_training *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < t->n; i++)
+		sim_sample_set_free(t->sets[i]);
+	free(t->sets);
+	free(t);
+}
+
+int sim_training_add(topo_sim_training *t, sim_sample_set *s)
+{
+	if (t->n == t->cap) {
+		int cap = t->cap ? 2 * t->cap : 16;
+		sim_sample_set **n = realloc(t->sets, (size_t)cap * sizeof(*n));
+
+		if (!n) {
+			sim_sample_set_free(s);
+			return -1;
+		}
+		t->sets = n;
+		t->cap = cap;
+	}
+	t->sets[t->n++] = s;
+	t->nsamples += s->ncands;
+	return 0;
+}
+
+int topo_sim_training_nsamples(const topo_sim_training *t)
+{
+	return t->nsamples;
+}
+
+int topo_sim_training_ngraphs(const topo_sim_training *t)
+{
+	return t->n;
+}
+
+static void names(FILE *f, const char *key, const char *const *v, int n)
+{
+	fprintf(f, "\"%s\":[", key);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s\"%s\"", i ? "," : "", v[i]);
+	fprintf(f, "]");
+}
+
+static void floats(FILE *f, const float *v, int n)
+{
+	fputc('[', f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%.6g", i ? "," : "", (double)v[i]);
+	fputc(']', f);
+}
+
+static void graph(FILE *f, const sim_sample_set *s)
+{
+	fprintf(f, "{\"n_vertices\":%d,\"edges\":[", s->nvertices);
+	for (int e = 0; e < s->nedges; e++)
+		fprintf(f, "%s[%d,%d]", e ? "," : "", s->edges[2 * e], s->edges[2 * e + 1]);
+	fprintf(f, "],\n\"features\":[");
+	for (int v = 0; v < s->nvertices; v++) {
+		fputs(v ? "," : "", f);
+		floats(f, &s->features[v * SIM_VERTEX_FEATURES], SIM_VERTEX_FEATURES);
+	}
+	fprintf(f, "],\n\"samples\":[");
+	for (int c = 0; c < s->ncands; c++) {
+		fprintf(f, "%s{\"set\":[", c ? ",\n" : "");
+		for (int i = 0; i < s->set_len[c]; i++)
+			fprintf(f, "%s%d", i ? "," : "", s->sets[c][i]);
+		fprintf(f, "],\"set_features\":");
+		floats(f, &s->set_features[c * SIM_SET_FEATURES], SIM_SET_FEATURES);
+		fprintf(f, ",\"target\":%.6g}", (double)s->targets[c]);
+	}
+	fprintf(f, "]}");
+}
+
+int topo_sim_training_write(const topo_sim_training *t, const char *path, topo_error *err)
+{
+	FILE *f;
+
+	if (t->n == 0) {
+		topo_error_set(err, path, 0,
+			       "no training samples were collected (no decision had two candidates)");
+		return -1;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		topo_error_set(err, path, 0, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\"format\":\"topognn-samples\",\"version\":1,\n");
+	names(f, "vertex_features", vertex_feature, SIM_VERTEX_FEATURES);
+	fprintf(f, ",\n");
+	names(f, "set_features", set_feature, SIM_SET_FEATURES);
+	fprintf(f, ",\n\"graphs\":[\n");
+	for (int i = 0; i < t->n; i++) {
+		fputs(i ? ",\n" : "", f);
+		graph(f, t->sets[i]);
+	}
+	fprintf(f, "]}\n");
+	if (ferror(f) | fclose(f)) {
+		topo_error_set(err, path, 0, "error writing the samples");
+		return -1;
+	}
+	return 0;
+}
