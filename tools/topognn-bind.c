@@ -5,7 +5,7 @@
  *   --irq-enforce  spread them off the job's cores, saving the originals
  *   --irq-restore  put a job's saved IRQ affinities back
  *   --irq-recover  restore saved state of jobs no longer running
- * (The GPU/HCA planner mode, --hwloc FILE --gpus LIST, joins as its own function.)
+ *   --hwloc FILE   plan a step's HCAs, NCCL/UCX variables and CPU lists
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "bind_irq.h"
+#include "bind_plan.h"
+#include "topo_hwloc.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/topognn/irq"
 
@@ -28,9 +30,14 @@ typedef struct bind_args {
 	const char *job;
 	const char *state_dir;
 	char *running;       /* --irq-recover: job ids still running */
+	const char *hwloc;   /* plan mode: the host's lstopo XML */
+	const char *gpus, *cores, *plan, *nic, *socket_ifname;
+	int ntasks, no_rail_align, cpu_bind;
+	const char *user_env[64]; /* --user-env NAME=VALUE, NULL-terminated */
+	int nuser_env;
 } bind_args;
 
-enum { MODE_NONE, MODE_AUDIT, MODE_ENFORCE, MODE_RESTORE, MODE_RECOVER };
+enum { MODE_NONE, MODE_AUDIT, MODE_ENFORCE, MODE_RESTORE, MODE_RECOVER, MODE_PLAN };
 
 static void usage(FILE *f)
 {
@@ -40,6 +47,9 @@ static void usage(FILE *f)
 		"                    [--housekeeping LIST] [--state-dir DIR]\n"
 		"       topognn-bind --irq-restore --job ID [--state-dir DIR]\n"
 		"       topognn-bind --irq-recover [--running ID,...] [--state-dir DIR]\n"
+		"       topognn-bind --hwloc FILE [--gpus LIST] [--cores LIST] [--plan STR]\n"
+		"                    [--nic auto|none|LIST] [--socket-ifname IF] [--no-rail-align]\n"
+		"                    [--cpu-bind [--ntasks N]] [--user-env NAME=VALUE]... [--json]\n"
 		"common: [--proc-root DIR] [--sys-root DIR] (a fake tree: no root check)\n"
 		"see topognn-bind(1)\n");
 }
@@ -250,6 +260,79 @@ static int run_recover(const bind_args *a)
 	return 0;
 }
 
+/* --user-env NAME=VALUE entries stand for what the user set in the job. */
+static const char *user_getenv(void *ctx, const char *name)
+{
+	const bind_args *a = ctx;
+	size_t n = strlen(name);
+
+	for (int i = 0; i < a->nuser_env; i++)
+		if (strncmp(a->user_env[i], name, n) == 0 && a->user_env[i][n] == '=')
+			return a->user_env[i] + n + 1;
+	return NULL;
+}
+
+static void print_plan_text(const bind_plan *p)
+{
+	for (int i = 0; i < p->ngpus; i++)
+		printf("gpu%d %s -> %s (rail %d)\n", p->gpus[i].index,
+		       p->gpus[i].pci_busid ? p->gpus[i].pci_busid : "?",
+		       p->gpus[i].hca ? p->gpus[i].hca : "-", p->gpus[i].rail);
+	for (int i = 0; i < p->ntasks; i++)
+		printf("task%d gpu %d cpus %s\n", p->tasks[i].task, p->tasks[i].gpu,
+		       p->tasks[i].cpus);
+	for (int i = 0; i < p->nenv; i++) {
+		if (p->env[i].user_value)
+			printf("# %s kept as set by the user: %s (planned %s)\n", p->env[i].name,
+			       p->env[i].user_value, p->env[i].value);
+		else
+			printf("%s=%s\n", p->env[i].name, p->env[i].value);
+	}
+	for (int i = 0; i < p->nnotes; i++)
+		printf("# note: %s\n", p->notes[i]);
+}
+
+static int run_plan(const bind_args *a)
+{
+	topo_graph *g = topo_graph_new();
+	bind_policy pol = { a->socket_ifname, !a->no_rail_align, a->cpu_bind };
+	bind_request req = { NULL, 0, a->cores, a->plan, a->nic, a->ntasks, user_getenv, (void *)a };
+	topo_error err;
+	bind_plan *p = NULL;
+	int *gpus = NULL, host, rc = 1;
+
+	if (!g)
+		return 1;
+	host = topo_load_hwloc_xml(g, a->hwloc, NULL, &err);
+	if (host < 0 || bind_parse_gpu_list(a->gpus, "--gpus", &gpus, &req.ngpus, &err) < 0)
+		goto out;
+	req.gpus = gpus;
+	p = bind_plan_make(g, host, &req, &pol, &err);
+	if (!p)
+		goto out;
+	if (a->json) {
+		json_t *j;
+
+		if (bind_plan_to_json(p, &j) < 0) {
+			topo_error_set(&err, "", 0, "out of memory");
+			goto out;
+		}
+		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(j);
+	} else {
+		print_plan_text(p);
+	}
+	rc = 0;
+out:
+	if (rc)
+		print_error(&err);
+	bind_plan_free(p);
+	free(gpus);
+	topo_graph_free(g);
+	return rc;
+}
+
 /* Saved state records file paths: make the roots absolute so a restore from
  * another directory writes the same files. */
 static int absolute_roots(bind_args *a)
@@ -273,7 +356,8 @@ static int absolute_roots(bind_args *a)
 
 static int parse_args(int argc, char **argv, bind_args *a)
 {
-	enum { O_PROC = 256, O_SYS, O_HCA, O_JOBCPUS, O_HK, O_JOB, O_STATE, O_RUNNING };
+	enum { O_PROC = 256, O_SYS, O_HCA, O_JOBCPUS, O_HK, O_JOB, O_STATE, O_RUNNING, O_HWLOC,
+	       O_GPUS, O_CORES, O_PLAN, O_NIC, O_IFNAME, O_NORAIL, O_CPUBIND, O_NTASKS, O_UENV };
 	static const struct option opts[] = {
 		{ "irq-audit", no_argument, NULL, 'a' },
 		{ "irq-enforce", no_argument, NULL, 'e' },
@@ -289,6 +373,16 @@ static int parse_args(int argc, char **argv, bind_args *a)
 		{ "job", required_argument, NULL, O_JOB },
 		{ "state-dir", required_argument, NULL, O_STATE },
 		{ "running", required_argument, NULL, O_RUNNING },
+		{ "hwloc", required_argument, NULL, O_HWLOC },
+		{ "gpus", required_argument, NULL, O_GPUS },
+		{ "cores", required_argument, NULL, O_CORES },
+		{ "plan", required_argument, NULL, O_PLAN },
+		{ "nic", required_argument, NULL, O_NIC },
+		{ "socket-ifname", required_argument, NULL, O_IFNAME },
+		{ "no-rail-align", no_argument, NULL, O_NORAIL },
+		{ "cpu-bind", no_argument, NULL, O_CPUBIND },
+		{ "ntasks", required_argument, NULL, O_NTASKS },
+		{ "user-env", required_argument, NULL, O_UENV },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -311,6 +405,28 @@ static int parse_args(int argc, char **argv, bind_args *a)
 		case O_JOB: a->job = optarg; break;
 		case O_STATE: a->state_dir = optarg; break;
 		case O_RUNNING: a->running = optarg; break;
+		case O_HWLOC: a->mode = MODE_PLAN; a->hwloc = optarg; break;
+		case O_GPUS: a->gpus = optarg; break;
+		case O_CORES: a->cores = optarg; break;
+		case O_PLAN: a->plan = optarg; break;
+		case O_NIC: a->nic = optarg; break;
+		case O_IFNAME: a->socket_ifname = optarg; break;
+		case O_NORAIL: a->no_rail_align = 1; break;
+		case O_CPUBIND: a->cpu_bind = 1; break;
+		case O_NTASKS:
+			a->ntasks = atoi(optarg);
+			if (a->ntasks < 1 || a->ntasks > 4096) {
+				fprintf(stderr, "topognn-bind: --ntasks wants 1..4096\n");
+				return -1;
+			}
+			break;
+		case O_UENV:
+			if (!strchr(optarg, '=') || a->nuser_env == 63) {
+				fprintf(stderr, "topognn-bind: --user-env wants NAME=VALUE (at most 63)\n");
+				return -1;
+			}
+			a->user_env[a->nuser_env++] = optarg;
+			break;
 		default: return -1;
 		}
 	}
@@ -334,6 +450,7 @@ int main(int argc, char **argv)
 	case MODE_ENFORCE: return run_enforce(&a);
 	case MODE_RESTORE: return run_restore(&a);
 	case MODE_RECOVER: return run_recover(&a);
+	case MODE_PLAN: return run_plan(&a);
 	}
 	return 2;
 }
