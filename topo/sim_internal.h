@@ -43,7 +43,8 @@ void sim_flows_free(sim_flows *f);
 /* Max-min fair rate (Gb/s per flow) of each of n jobs' flows, all flows of
  * a job at one rate (a collective ends with its slowest flow). */
 void sim_net_share(sim_net *n, sim_flows *const *jobs, int nj, double *rate);
-/* Utilisation 0..1 of leaf l's up-links by the last sim_net_share(). */
+/* Utilisation 0..1 of leaf l's up-cables (capacity-weighted) by the last
+ * sim_net_share(). */
 double sim_net_leaf_util(const sim_net *n, int l);
 
 /* ---- training ------------------------------------------------------------- */
