@@ -18,7 +18,8 @@ const char *const place_feature_vertex_names[PLACE_FEAT_VERTEX] = {
 const char *const place_feature_set_names[PLACE_FEAT_SET] = {
 	"log2_hosts", "groups_spanned", "leaves_per_rail", "hop_diameter",
 	"cross_leaf_flow_share", "cross_group_flow_share", "max_uplink_load",
-	"model_slowdown", "model_frag_cost", "bytes_per_iter_gb", "compute_s_per_iter"};
+	"model_slowdown", "model_frag_cost", "bytes_per_iter_gb", "compute_s_per_iter",
+	"max_port_flows"};
 
 struct place_features {
 	const place_cluster *c;
@@ -30,6 +31,11 @@ struct place_features {
 	double *leaf_load;         /* per leaf, this state */
 	int *stamp;                /* place_set_shape scratch */
 	uint8_t *leaf_seen;
+	/* static routing (D-mod-K): up-port (b mod K) of leaf a towards host b,
+	 * down-port (b mod K) into b's leaf; flows per port, background + own */
+	int *port_off;             /* per leaf: first port */
+	double *port_up, *port_down;
+	int *touched, ntouched;    /* own ports: index * 2 + (0 up, 1 down) */
 	place_model *model;
 	place_scorer model_scorer;
 	const place_state *prepared;
@@ -147,6 +153,88 @@ out:
 	return rc;
 }
 
+/* Up-ports per leaf: its up-link capacity in host-cable lanes. */
+static int build_ports(place_features *f)
+{
+	const place_cluster *c = f->c;
+	double top = fastest_cable(c);
+
+	f->port_off = calloc((size_t)f->L + 1, sizeof(int));
+	if (!f->port_off)
+		return -1;
+	for (int l = 0; l < f->L; l++) {
+		int k = (int)(c->leaf_up_gbps[l] / top + 0.5);
+
+		f->port_off[l + 1] = f->port_off[l] + (k > 0 ? k : 1);
+	}
+	f->port_up = calloc((size_t)f->port_off[f->L] + 1, sizeof(double));
+	f->port_down = calloc((size_t)f->port_off[f->L] + 1, sizeof(double));
+	f->touched = calloc(2 * (size_t)c->nhosts * (size_t)c->nrails + 1, sizeof(int));
+	return f->port_up && f->port_down && f->touched ? 0 : -1;
+}
+
+static int port_of(const place_features *f, int l, int b)
+{
+	return f->port_off[l] + b % (f->port_off[l + 1] - f->port_off[l]);
+}
+
+/* Add the cross-leaf ring flows of hosts (in ring order) to the port
+ * counters; with `own`, remember the ports touched. */
+static void ring_ports(place_features *f, const int *hosts, int n, double sign, int own)
+{
+	const place_cluster *c = f->c;
+	int R = c->nrails;
+
+	for (int i = 0; n > 1 && i < n; i++) {
+		int a = hosts[i], b = hosts[(i + 1) % n];
+
+		for (int r = 0; r < R; r++) {
+			int la = c->host_leaf[a * R + r], lb = c->host_leaf[b * R + r], pu, pd;
+
+			if (la < 0 || lb < 0 || la == lb)
+				continue;
+			pu = port_of(f, la, b);
+			pd = port_of(f, lb, b);
+			f->port_up[pu] += sign;
+			f->port_down[pd] += sign;
+			if (own) {
+				f->touched[f->ntouched++] = 2 * pu;
+				f->touched[f->ntouched++] = 2 * pd + 1;
+			}
+		}
+	}
+}
+
+/* Background: the running communicating jobs' flows per port. */
+static void count_ports(place_features *f, const place_state *s)
+{
+	memset(f->port_up, 0, (size_t)f->port_off[f->L] * sizeof(double));
+	memset(f->port_down, 0, (size_t)f->port_off[f->L] * sizeof(double));
+	for (int j = 0; j < s->njobs_running; j++)
+		if (s->jobs[j].loads)
+			ring_ports(f, s->jobs[j].hosts, s->jobs[j].nhosts, 1, 0);
+}
+
+/* The most flows on one port that the candidate's own flows use, its own
+ * included: 1 = every crossing flow has its cable to itself. */
+static double max_port_flows(place_features *f, const int *hosts, int n)
+{
+	double m = 0;
+
+	f->ntouched = 0;
+	ring_ports(f, hosts, n, 1, 1);
+	for (int i = 0; i < f->ntouched; i++) {
+		int t = f->touched[i];
+		double v = t & 1 ? f->port_down[t >> 1] : f->port_up[t >> 1];
+
+		if (v > m)
+			m = v;
+	}
+	ring_ports(f, hosts, n, -1, 0);
+	f->ntouched = 0;
+	return m;
+}
+
 place_features *place_features_new(const place_cluster *c, double frag_weight,
 				   double hop_latency_us)
 {
@@ -167,6 +255,10 @@ place_features *place_features_new(const place_cluster *c, double frag_weight,
 	f->model = place_model_new(c, frag_weight, hop_latency_us);
 	if (!f->leaf_idle || !f->leaf_hosts || !f->leaf_down || !f->leaf_load || !f->leaf_seen ||
 	    !f->group_idle || !f->stamp || !f->model || build_graph(f)) {
+		place_features_free(f);
+		return NULL;
+	}
+	if (build_ports(f)) {
 		place_features_free(f);
 		return NULL;
 	}
@@ -191,6 +283,10 @@ void place_features_free(place_features *f)
 	free(f->leaf_down);
 	free(f->leaf_load);
 	free(f->leaf_seen);
+	free(f->port_off);
+	free(f->port_up);
+	free(f->port_down);
+	free(f->touched);
 	free(f->group_idle);
 	free(f->stamp);
 	place_model_free(f->model);
@@ -254,6 +350,7 @@ static void count_state(place_features *f, const place_state *s)
 	}
 	for (int l = 0; l < f->L; l++)
 		f->leaf_load[l] = leaf_uplink_load(c, s, l, top);
+	count_ports(f, s);
 }
 
 static float group_free(const place_features *f, int g)
@@ -382,5 +479,6 @@ void place_features_sets(place_features *f, const place_state *s, const place_re
 		x[8] = (float)k->frag_cost;
 		x[9] = (float)(r->comm.bytes_per_iter / 1e9);
 		x[10] = (float)r->comm.compute_s_per_iter;
+		x[11] = (float)max_port_flows(f, k->hosts, k->nhosts);
 	}
 }

@@ -27,7 +27,7 @@
 #include "place_scorer.h"
 
 #define PLACE_FEAT_VERTEX 8
-#define PLACE_FEAT_SET 11
+#define PLACE_FEAT_SET 12
 
 /* The names, in column order. */
 extern const char *const place_feature_vertex_names[PLACE_FEAT_VERTEX];
