@@ -8,7 +8,11 @@
  *      pods filling the gaps.
  * Job counts are bounded to keep the run to a few minutes on 2 cores.
  *
- *   placement [--model FILE] [--jobs1 N] [--jobs2 N] [--policies LIST]
+ *   placement [--quick] [--model FILE] [--jobs1 N] [--jobs2 N] [--policies LIST]
+ *
+ * --quick: only scenario 1 with its first 1,000 jobs and the shipped model
+ * (models/default.json): the short version for the README, well under a
+ * minute.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +22,9 @@
 
 #ifndef SHARED_DATA
 #define SHARED_DATA "../shared/data"
+#endif
+#ifndef MODELS_DIR
+#define MODELS_DIR "models"
 #endif
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"
@@ -80,7 +87,7 @@ out:
 int main(int argc, char **argv)
 {
 	const char *model = NULL, *policies = "linear,tree,model,random";
-	int jobs1 = 3000, jobs2 = 1500, nprof;
+	int jobs1 = 3000, jobs2 = 1500, nprof, quick = 0;
 	topo_comm_profile prof[4];
 	topo_error err;
 	char buf[1024], pol[128];
@@ -88,8 +95,15 @@ int main(int argc, char **argv)
 	const char *ali = SHARED_DATA "/traces/alibaba-gpu-v2023-openb_pod_list_default.csv";
 	const char *t1[] = {kth}, *t2[] = {kth, ali};
 
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (strcmp(argv[i], "--model") == 0)
+	for (int i = 1; i < argc; i += 2) {
+		if (strcmp(argv[i], "--quick") == 0) {
+			quick = 1;
+			jobs1 = 1000;
+			i--;
+		} else if (i + 1 >= argc) {
+			fprintf(stderr, "placement: %s wants a value\n", argv[i]);
+			return 2;
+		} else if (strcmp(argv[i], "--model") == 0)
 			model = argv[i + 1];
 		else if (strcmp(argv[i], "--jobs1") == 0)
 			jobs1 = atoi(argv[i + 1]);
@@ -98,10 +112,12 @@ int main(int argc, char **argv)
 		else if (strcmp(argv[i], "--policies") == 0)
 			policies = argv[i + 1];
 		else {
-			fprintf(stderr, "usage: placement [--model FILE] [--jobs1 N] [--jobs2 N] [--policies LIST]\n");
+			fprintf(stderr, "usage: placement [--quick] [--model FILE] [--jobs1 N] [--jobs2 N] [--policies LIST]\n");
 			return 2;
 		}
 	}
+	if (quick && !model)
+		model = MODELS_DIR "/default.json";
 	if (model && !strstr(policies, "gnn")) {
 		snprintf(pol, sizeof(pol), "%s,gnn", policies);
 		policies = pol;
@@ -114,10 +130,10 @@ int main(int argc, char **argv)
 	if (scenario("1. DGX H100 SuperPOD fabric, KTH SP2 log (1 processor = 1 host)",
 		     "ibnetdiscover", FIXTURES_DIR "/fabrics/dgx-h100-superpod.ibnetdiscover", t1, 1,
 		     jobs1, 1, policies, model, prof, nprof) ||
-	    scenario("2. generated fat-tree: 2,048 hosts, 8 rails, 2:1 leaf oversubscription; "
+	    (!quick && scenario("2. generated fat-tree: 2,048 hosts, 8 rails, 2:1 leaf oversubscription; "
 		     "KTH x16 + Alibaba single-host pods",
 		     "fattree", "groups=16,hosts=128,rails=8,oversub=2", t2, 2, jobs2, 16, policies,
-		     model, prof, nprof))
+		     model, prof, nprof)))
 		return 1;
 	return 0;
 }

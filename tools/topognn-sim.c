@@ -30,7 +30,7 @@ struct opts {
 	const char *traces[MAX_TRACES];
 	int ntraces;
 	const char *policies, *model, *emit, *comm_dir;
-	int jobs, scale, procs_per_host, json, progress, gpus, depth;
+	int jobs, scale, procs_per_host, json, progress, gpus, depth, train_every;
 	unsigned seed;
 };
 
@@ -41,7 +41,8 @@ static void usage(FILE *f)
 		"                   --trace FILE [--trace FILE] [--policies linear,tree,model,gnn]\n"
 		"                   [--jobs N] [--seed S] [--scale K] [--procs-per-host N]\n"
 		"                   [--gpus-per-host N] [--backfill-depth N] [--comm DIR]\n"
-		"                   [--model FILE] [--emit-training FILE] [--json] [--progress]\n");
+		"                   [--model FILE] [--emit-training FILE] [--train-every N]\n"
+		"                   [--json] [--progress]\n");
 }
 
 static int parse_int(const char *s, int lo, int *out)
@@ -63,7 +64,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"seed", 1, 0, 's'}, {"scale", 1, 0, 'k'}, {"procs-per-host", 1, 0, 'P'},
 		{"gpus-per-host", 1, 0, 'G'}, {"backfill-depth", 1, 0, 'b'}, {"comm", 1, 0, 'c'},
 		{"model", 1, 0, 'm'}, {"emit-training", 1, 0, 'e'}, {"json", 0, 0, 'j'},
-		{"progress", 0, 0, 'r'}, {"help", 0, 0, 'h'}, {0, 0, 0, 0}};
+		{"progress", 0, 0, 'r'}, {"train-every", 1, 0, 'T'}, {"help", 0, 0, 'h'},
+		{0, 0, 0, 0}};
 	int c, v;
 
 	memset(o, 0, sizeof(*o));
@@ -98,12 +100,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'j': o->json = 1; break;
 		case 'r': o->progress = 1; break;
 		case 'h': usage(stdout); exit(0);
-		case 'n': case 's': case 'k': case 'P': case 'G': case 'b':
+		case 'n': case 's': case 'k': case 'P': case 'G': case 'b': case 'T':
 			if (parse_int(optarg, c == 's' ? 0 : 1, &v)) {
 				fprintf(stderr, "topognn-sim: --%s wants a whole number, not \"%s\"\n",
 					c == 'n' ? "jobs" : c == 's' ? "seed" : c == 'k' ? "scale"
 					: c == 'P' ? "procs-per-host" : c == 'G' ? "gpus-per-host"
-					: "backfill-depth", optarg);
+					: c == 'T' ? "train-every" : "backfill-depth", optarg);
 				return -1;
 			}
 			if (c == 'n') o->jobs = v;
@@ -112,6 +114,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (c == 'P') o->procs_per_host = v;
 			if (c == 'G') o->gpus = v;
 			if (c == 'b') o->depth = v;
+			if (c == 'T') o->train_every = v;
 			break;
 		default:
 			usage(stderr);
@@ -218,6 +221,8 @@ int main(int argc, char **argv)
 		cfg.profiles = prof;
 		cfg.nprofiles = nprof;
 		cfg.model_path = o.model;
+		if (o.train_every > 0)
+			cfg.train_every = o.train_every;
 		/* samples come from the first policy's run only */
 		cfg.training = n == 0 ? train : NULL;
 		if (o.progress) {

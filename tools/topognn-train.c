@@ -17,8 +17,11 @@
 #include "gnn_train.h"
 #include "train/samples.h"
 
+#define MAX_SAMPLE_FILES 64
+
 struct options {
-	const char *samples, *out;
+	const char *samples[MAX_SAMPLE_FILES], *out;
+	int nsamples;
 	gnn_train_opts train;
 	size_t hidden, layers, head_hidden;
 	enum gnn_conv conv;
@@ -28,7 +31,7 @@ struct options {
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: topognn-train --samples FILE --out MODEL.json [options]\n"
+		"usage: topognn-train --samples FILE [--samples FILE ...] --out MODEL.json [options]\n"
 		"  --epochs N        passes over the samples (50)\n"
 		"  --lr X            Adam step size (0.001)\n"
 		"  --batch N         samples per minibatch, all from one graph (32)\n"
@@ -79,7 +82,14 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->conv = GNN_CONV_SAGE;
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		switch (c) {
-		case 's': o->samples = optarg; break;
+		case 's':
+			if (o->nsamples == MAX_SAMPLE_FILES) {
+				fprintf(stderr, "topognn-train: at most %d --samples files\n",
+					MAX_SAMPLE_FILES);
+				exit(2);
+			}
+			o->samples[o->nsamples++] = optarg;
+			break;
 		case 'o': o->out = optarg; break;
 		case 'e': o->train.epochs = parse_count("--epochs", optarg, 1); break;
 		case 'b': o->train.batch = parse_count("--batch", optarg, 1); break;
@@ -118,7 +128,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		default: usage(stderr); exit(2);
 		}
 	}
-	if (optind < argc || !o->samples || !o->out) {
+	if (optind < argc || !o->nsamples || !o->out) {
 		usage(stderr);
 		exit(2);
 	}
@@ -166,8 +176,17 @@ int main(int argc, char **argv)
 	int rc;
 
 	parse_options(argc, argv, &o);
-	if (samples_load(o.samples, &s, &err))
+	if (samples_load(o.samples[0], &s, &err))
 		return fail(&err);
+	for (int i = 1; i < o.nsamples; i++) {
+		struct samples more;
+
+		if (samples_load(o.samples[i], &more, &err) ||
+		    samples_append(&s, &more, o.samples[i], &err)) {
+			samples_free(&s);
+			return fail(&err);
+		}
+	}
 	stats = calloc(2 * (s.n_vertex_features + s.n_set_features) + 1, sizeof(float));
 	if (!stats) {
 		samples_free(&s);

@@ -12,6 +12,7 @@
  * All memory is allocated in place_engine_new(); place_decide() allocates
  * nothing (tests/test_place.c checks this by counting malloc calls).
  */
+#include "place_gnn.h"
 #include "place_internal.h"
 
 #include <stdio.h>
@@ -75,6 +76,7 @@ struct place_engine {
 	place_cands cands;
 	place_tree *tree;
 	place_model *model;
+	place_gnn *gnn;        /* loaded from cfg.model_path, or NULL */
 	scorer_slot slot[PLACE_POLICY_COUNT]; /* model and gnn */
 	uint64_t rng;
 	int *stamp;
@@ -89,6 +91,7 @@ void place_engine_free(place_engine *e)
 	place_cands_free(&e->cands);
 	place_tree_free(e->tree);
 	place_model_free(e->model);
+	place_gnn_free(e->gnn);
 	free(e->stamp);
 	free(e->out_hosts);
 	free(e->picked);
@@ -135,6 +138,16 @@ place_engine *place_engine_new(const place_cluster *c, const place_config *cfg, 
 		goto oom;
 	place_model_scorer(e->model, &e->slot[PLACE_POLICY_MODEL].s);
 	e->slot[PLACE_POLICY_MODEL].set = 1;
+	if (e->cfg.model_path) {
+		e->gnn = place_gnn_new(c, e->cfg.model_path, e->cfg.candidates + 1,
+				       e->cfg.frag_weight, e->cfg.hop_latency_us, err);
+		if (!e->gnn) {
+			place_engine_free(e);
+			return NULL;
+		}
+		place_gnn_scorer(e->gnn, &e->slot[PLACE_POLICY_GNN].s);
+		e->slot[PLACE_POLICY_GNN].set = 1;
+	}
 	return e;
 oom:
 	place_engine_free(e);

@@ -13,6 +13,8 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "sim_internal.h"
 
+#include "place_features.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,7 @@ typedef struct sim {
 	long heavy_decisions;
 	int done;
 	int is_fork;
+	place_features *feat; /* training: the GNN's graph and features */
 	int forced_job;  /* fork: the job whose outcome is measured */
 	char last_reason[256]; /* the engine's last refusal */
 } sim;
@@ -478,6 +481,7 @@ static void sim_free(sim *s)
 	free(s->endt);
 	place_state_free(s->st);
 	if (!s->is_fork) {
+		place_features_free(s->feat);
 		place_engine_free(s->eng);
 		sim_net_free(s->net);
 	}
@@ -679,13 +683,15 @@ static double realised_slowdown(const sim *f, int idx)
 	return done > 0 ? el / done : 1.0;
 }
 
-static void state_graph(const sim *s, sim_sample_set *ss, int *npods_out);
+static int state_graph(const sim *s, sim_sample_set *ss);
 
 static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen,
 		      topo_error *err)
 {
-	int idx = s->queue[qi], nc = 0, npods = 0;
+	int idx = s->queue[qi], nc = 0;
 	place_choice cand[1 + PLACE_MAX_ALTERNATIVES];
+	place_candidate pc[1 + PLACE_MAX_ALTERNATIVES];
+	place_request req;
 	int *store = NULL;
 	double slow[1 + PLACE_MAX_ALTERNATIVES], wait[1 + PLACE_MAX_ALTERNATIVES], wmin = INFINITY;
 	double until = s->now + s->cfg->train_horizon_s;
@@ -737,37 +743,32 @@ static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen
 	for (int i = 0; i < s->nj; i++)
 		later += i != idx && s->jobs[i].submit < until &&
 			 (s->jobs[i].status == J_QUEUED || s->jobs[i].status == J_FUTURE);
-	state_graph(s, ss, &npods);
 	ss->ncands = nc;
 	ss->sets = calloc((size_t)nc, sizeof(int *));
 	ss->set_len = calloc((size_t)nc, sizeof(int));
-	ss->set_features = calloc((size_t)nc * SIM_SET_FEATURES, sizeof(float));
+	ss->set_features = calloc((size_t)nc * PLACE_FEAT_SET, sizeof(float));
 	ss->targets = calloc((size_t)nc, sizeof(float));
-	if (!ss->features || !ss->sets || !ss->set_len || !ss->set_features || !ss->targets)
+	if (state_graph(s, ss) || !ss->sets || !ss->set_len || !ss->set_features || !ss->targets)
 		goto oom_ss;
+	/* the set features the gnn scorer computes, on the state of this moment */
+	build_request(s, idx, &req);
+	memset(pc, 0, sizeof(pc));
 	for (int c = 0; c < nc; c++) {
-		const place_choice *ch = &cand[c];
-		float *sf = &ss->set_features[c * SIM_SET_FEATURES];
-		sim_flows fl = {0};
-		const sjob *j = &s->jobs[idx];
-
-		ss->sets[c] = malloc((size_t)ch->nhosts * sizeof(int));
-		if (!ss->sets[c] || sim_net_ring(s->net, ch->hosts, ch->nhosts, &fl)) {
-			sim_flows_free(&fl);
+		pc[c].hosts = cand[c].hosts;
+		pc[c].nhosts = cand[c].nhosts;
+		pc[c].kind = cand[c].kind;
+	}
+	place_features_sets(s->feat, s->st, &req, pc, nc, ss->set_features);
+	for (int c = 0; c < nc; c++) {
+		ss->sets[c] = malloc((size_t)cand[c].nhosts * sizeof(int));
+		if (!ss->sets[c])
 			goto oom_ss;
-		}
-		memcpy(ss->sets[c], ch->hosts, (size_t)ch->nhosts * sizeof(int));
-		ss->set_len[c] = ch->nhosts;
-		sf[0] = (float)log2((double)ch->nhosts);
-		sf[1] = (float)(fl.flows > 0 ? fl.cross_leaf / fl.flows : 0);
-		sf[2] = (float)(fl.flows > 0 ? fl.cross_group / fl.flows : 0);
-		sf[3] = (float)ch->groups;
-		sf[4] = (float)(j->comm.bytes_per_iter / 1e9);
-		sf[5] = (float)j->comm.compute_s_per_iter;
-		sim_flows_free(&fl);
-		ss->targets[c] = (float)((slow[c] - 1.0) +
-					 s->cfg->train_delay_weight * (wait[c] - wmin) /
-						 (later > 0 ? later : 1) / 3600.0);
+		memcpy(ss->sets[c], cand[c].hosts, (size_t)cand[c].nhosts * sizeof(int));
+		ss->set_len[c] = cand[c].nhosts;
+		/* higher is better: minus the measured cost */
+		ss->targets[c] = (float)-((slow[c] - 1.0) +
+					  s->cfg->train_delay_weight * (wait[c] - wmin) /
+						  (later > 0 ? later : 1) / 3600.0);
 	}
 	free(store);
 	if (sim_training_add(s->cfg->training, ss))
@@ -784,71 +785,25 @@ oom_owned:
 	return -1;
 }
 
-/* The state as a graph: hosts, then leaves, then pods; edges host-leaf (per
- * rail) and leaf-pod (the leaf's pod). Features per vertex:
- * is_host, is_leaf, is_pod, idle share (host: free GPUs share, leaf/pod:
- * idle hosts share), leaf up-link utilisation, down flag (0). */
-static void state_graph(const sim *s, sim_sample_set *ss, int *npods_out)
+/* The state as the gnn scorer sees it (place_features): the static CSR
+ * graph and the vertex features of the engine's state at this moment. */
+static int state_graph(const sim *s, sim_sample_set *ss)
 {
-	sim_net *n = s->net;
-	int H = s->H, L = sim_net_nleaves(n), R = sim_net_nrails(n), P = 0, ne = 0;
-	int *leaf_hosts = calloc((size_t)L + 1, sizeof(int)), *leaf_idle = calloc((size_t)L + 1, sizeof(int));
+	int nv = place_features_nvertices(s->feat), ne = place_features_nedges(s->feat);
 
-	for (int l = 0; l < L; l++)
-		if (sim_net_leaf_pod(n, l) + 1 > P)
-			P = sim_net_leaf_pod(n, l) + 1;
-	*npods_out = P;
-	ss->nvertices = H + L + P;
-	ss->features = calloc((size_t)ss->nvertices * SIM_VERTEX_FEATURES + 1, sizeof(float));
-	ss->edges = calloc((size_t)2 * (H * R + L) + 2, sizeof(int));
-	if (!ss->features || !ss->edges || !leaf_hosts || !leaf_idle) {
-		free(ss->features);
-		ss->features = NULL;
-		free(leaf_hosts);
-		free(leaf_idle);
-		return;
-	}
-	for (int h = 0; h < H; h++) {
-		float *f = &ss->features[h * SIM_VERTEX_FEATURES];
-
-		f[0] = 1;
-		f[3] = (float)(s->G > 0 ? (double)(s->G - s->host_gpus_used[h]) / s->G
-					: s->host_njobs[h] == 0);
-		for (int r = 0; r < R; r++) {
-			int l = sim_net_host_leaf(n, h, r);
-
-			if (l < 0)
-				continue;
-			ss->edges[2 * ne] = h;
-			ss->edges[2 * ne + 1] = H + l;
-			ne++;
-			leaf_hosts[l]++;
-			leaf_idle[l] += s->host_njobs[h] == 0;
-		}
-	}
-	for (int l = 0; l < L; l++) {
-		float *f = &ss->features[(H + l) * SIM_VERTEX_FEATURES];
-		float *pf = &ss->features[(H + L + sim_net_leaf_pod(n, l)) * SIM_VERTEX_FEATURES];
-
-		f[1] = 1;
-		f[3] = leaf_hosts[l] ? (float)leaf_idle[l] / leaf_hosts[l] : 0;
-		f[4] = (float)sim_net_leaf_util(n, l);
-		pf[2] = 1;
-		pf[3] += (float)leaf_idle[l]; /* normalised below */
-		pf[4] += (float)leaf_hosts[l];
-		ss->edges[2 * ne] = H + l;
-		ss->edges[2 * ne + 1] = H + L + sim_net_leaf_pod(n, l);
-		ne++;
-	}
-	for (int p = 0; p < P; p++) {
-		float *pf = &ss->features[(H + L + p) * SIM_VERTEX_FEATURES];
-
-		pf[3] = pf[4] > 0 ? pf[3] / pf[4] : 0;
-		pf[4] = 0;
-	}
-	ss->nedges = ne;
-	free(leaf_hosts);
-	free(leaf_idle);
+	ss->nvertices = nv;
+	ss->nentries = ne;
+	ss->offsets = malloc(((size_t)nv + 1) * sizeof(int32_t));
+	ss->neighbours = malloc(((size_t)ne + 1) * sizeof(int32_t));
+	ss->weights = malloc(((size_t)ne + 1) * sizeof(float));
+	ss->features = malloc(((size_t)nv * PLACE_FEAT_VERTEX + 1) * sizeof(float));
+	if (!ss->offsets || !ss->neighbours || !ss->weights || !ss->features)
+		return -1;
+	memcpy(ss->offsets, place_features_offsets(s->feat), ((size_t)nv + 1) * sizeof(int32_t));
+	memcpy(ss->neighbours, place_features_neighbours(s->feat), (size_t)ne * sizeof(int32_t));
+	memcpy(ss->weights, place_features_weights(s->feat), (size_t)ne * sizeof(float));
+	place_features_vertices(s->feat, s->st, ss->features);
+	return 0;
 }
 
 /* ---- entry point ---------------------------------------------------------------- */
@@ -878,6 +833,11 @@ int topo_sim_run(const place_cluster *c, const topo_trace *trace, const topo_sim
 	s.net = sim_net_new(c, err);
 	if (!s.net)
 		goto out;
+	if (cfg->training &&
+	    !(s.feat = place_features_new(c, pc.frag_weight, pc.hop_latency_us))) {
+		topo_error_set(err, "", 0, "out of memory building the training features");
+		goto out;
+	}
 	if (sim_alloc(&s) || !(s.lat = calloc((size_t)s.nj + 1, sizeof(double)))) {
 		topo_error_set(err, "", 0, "out of memory setting up the simulation");
 		goto out;

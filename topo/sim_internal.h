@@ -43,7 +43,8 @@ void sim_flows_free(sim_flows *f);
 /* Max-min fair rate (Gb/s per flow) of each of n jobs' flows, all flows of
  * a job at one rate (a collective ends with its slowest flow). */
 void sim_net_share(sim_net *n, sim_flows *const *jobs, int nj, double *rate);
-/* Utilisation 0..1 of leaf l's up-links by the last sim_net_share(). */
+/* Utilisation 0..1 of leaf l's up-cables (capacity-weighted) by the last
+ * sim_net_share(). */
 double sim_net_leaf_util(const sim_net *n, int l);
 
 /* ---- training ------------------------------------------------------------- */
@@ -51,19 +52,16 @@ double sim_net_leaf_util(const sim_net *n, int l);
 /* One decision re-run with each candidate: the state as a graph, and per
  * candidate the host set, its features and the measured target. */
 typedef struct sim_sample_set {
-	int nvertices;
-	int *edges;      /* pairs */
-	int nedges;
-	float *features; /* nvertices x SIM_VERTEX_FEATURES */
+	int nvertices, nentries;
+	int32_t *offsets, *neighbours; /* CSR, from place_features */
+	float *weights;
+	float *features; /* nvertices x PLACE_FEAT_VERTEX */
 	int ncands;
 	int **sets;      /* vertex ids */
 	int *set_len;
-	float *set_features; /* ncands x SIM_SET_FEATURES */
-	float *targets;
+	float *set_features; /* ncands x PLACE_FEAT_SET */
+	float *targets;  /* higher is better: minus the measured cost */
 } sim_sample_set;
-
-#define SIM_VERTEX_FEATURES 6
-#define SIM_SET_FEATURES 6
 
 /* Takes ownership of s (freed on failure too). Returns 0 or -1. */
 int sim_training_add(topo_sim_training *t, sim_sample_set *s);

@@ -2,13 +2,23 @@
  * sim_net: the simulator's fabric as capacity resources shared max-min
  * fairly by the flows of running jobs.
  *
- * Resources: each host cable (per rail, one per direction), each leaf's
- * up-links aggregated (per direction; ECMP spreads flows over them), and
- * each pod's up-links to a core level aggregated (a pod = the leaves and
- * spines connected without going through a core switch). A flow from host
- * a to host b on rail r uses a's cable up and b's cable down; when their
- * rail-r leaves differ also leaf(a) up and leaf(b) down; when their pods
- * differ also pod(a) up and pod(b) down.
+ * Resources: each host cable (per rail, one per direction), each single
+ * leaf-spine cable (one per direction), and each pod's up-links to a core
+ * level aggregated (a pod = the leaves and spines connected without going
+ * through a core switch). A flow from host a to host b on rail r uses a's
+ * cable up and b's cable down. When their rail-r leaves differ it is routed
+ * the way InfiniBand's static destination-based routing (OpenSM ftree/updn,
+ * "D-mod-K") does: at the source leaf the up-port is (b mod K), K the
+ * leaf's up-cables in port order; at the spine that cable reaches, the
+ * down-cable to b's leaf is again chosen by b modulo the parallel cables.
+ * So flows of different jobs collide on single cables even when the leaf's
+ * aggregate up-link capacity would suffice, the well-known cause of
+ * all-reduce slowdown on fat-trees. When the spine does not reach b's leaf
+ * (a core level between pods), the flow also uses pod(a) up and pod(b)
+ * down, and enters b's leaf on its cable (b mod K).
+ *
+ * The engine's analytic model (place_model.c) aggregates a leaf's up-links
+ * instead: it is an estimate, this is the simulator's ground truth.
  */
 #include "sim_internal.h"
 
@@ -21,8 +31,11 @@
 
 struct sim_net {
 	const place_cluster *c;
-	int H, R, L, P, nres;
+	int H, R, L, P, nres, NC;
 	int *host_leaf;     /* H x R */
+	int *cab_off;       /* CSR per leaf: its up-cables in edge (port) order */
+	int *cab_other;     /* per cable: the switch vertex at the far end */
+	double *cab_gbps;
 	double *cap;        /* per resource, Gb/s */
 	int *leaf_pod;      /* per leaf */
 	int *host_group;
@@ -34,12 +47,13 @@ struct sim_net {
 
 static int res_host_up(const sim_net *n, int h, int r) { return h * n->R + r; }
 static int res_host_down(const sim_net *n, int h, int r) { return n->H * n->R + h * n->R + r; }
-static int res_leaf_up(const sim_net *n, int l) { return 2 * n->H * n->R + l; }
-static int res_leaf_down(const sim_net *n, int l) { return 2 * n->H * n->R + n->L + l; }
-static int res_pod_up(const sim_net *n, int p) { return 2 * n->H * n->R + 2 * n->L + p; }
+/* cable k (leaf-spine), up = leaf to spine, down = spine to leaf */
+static int res_cab_up(const sim_net *n, int k) { return 2 * n->H * n->R + 2 * k; }
+static int res_cab_down(const sim_net *n, int k) { return 2 * n->H * n->R + 2 * k + 1; }
+static int res_pod_up(const sim_net *n, int p) { return 2 * n->H * n->R + 2 * n->NC + p; }
 static int res_pod_down(const sim_net *n, int p)
 {
-	return 2 * n->H * n->R + 2 * n->L + n->P + p;
+	return 2 * n->H * n->R + 2 * n->NC + n->P + p;
 }
 
 static int uf_find(int *p, int x)
@@ -49,9 +63,65 @@ static int uf_find(int *p, int x)
 	return x;
 }
 
+/* The leaf-spine cable between switch vertices a and b, if one end is a
+ * leaf and the other is not: its leaf index, else -1. */
+static int cable_leaf(const topo_graph *g, const topo_edge *ed, const int *vid_leaf, int *other)
+{
+	const topo_vertex *a = topo_graph_vertex(g, ed->a), *b = topo_graph_vertex(g, ed->b);
+
+	if (ed->kind != TOPO_E_FABRIC || a->kind != TOPO_V_SWITCH || b->kind != TOPO_V_SWITCH)
+		return -1;
+	if (vid_leaf[ed->a] >= 0 && vid_leaf[ed->b] < 0) {
+		*other = ed->b;
+		return vid_leaf[ed->a];
+	}
+	if (vid_leaf[ed->b] >= 0 && vid_leaf[ed->a] < 0) {
+		*other = ed->a;
+		return vid_leaf[ed->b];
+	}
+	return -1;
+}
+
+/* Each leaf's up-cables (CSR, in edge order: the port order of the dump). */
+static int build_cables(sim_net *n, const topo_graph *g, const int *vid_leaf)
+{
+	int ne = (int)topo_graph_nedges(g), other, *fill;
+
+	n->cab_off = calloc((size_t)n->L + 2, sizeof(int));
+	if (!n->cab_off)
+		return -1;
+	for (int e = 0; e < ne; e++) {
+		int l = cable_leaf(g, topo_graph_edge(g, e), vid_leaf, &other);
+
+		if (l >= 0)
+			n->cab_off[l + 1]++;
+	}
+	for (int l = 0; l < n->L; l++)
+		n->cab_off[l + 1] += n->cab_off[l];
+	n->NC = n->cab_off[n->L];
+	n->cab_other = malloc((size_t)n->NC * sizeof(int) + 1);
+	n->cab_gbps = malloc((size_t)n->NC * sizeof(double) + 1);
+	fill = calloc((size_t)n->L + 1, sizeof(int));
+	if (!n->cab_other || !n->cab_gbps || !fill) {
+		free(fill);
+		return -1;
+	}
+	for (int e = 0; e < ne; e++) {
+		const topo_edge *ed = topo_graph_edge(g, e);
+		int l = cable_leaf(g, ed, vid_leaf, &other), k;
+
+		if (l < 0)
+			continue;
+		k = n->cab_off[l] + fill[l]++;
+		n->cab_other[k] = other;
+		n->cab_gbps[k] = ed->gbps > 0 ? ed->gbps : SIM_DEFAULT_GBPS;
+	}
+	free(fill);
+	return 0;
+}
+
 /* Leaves and their indices, pods by union-find over leaf/spine cables. */
-static int build_switches(sim_net *n, const topo_graph *g, int *vid_leaf, double **leaf_up,
-			  double **pod_up)
+static int build_switches(sim_net *n, const topo_graph *g, int *vid_leaf, double **pod_up)
 {
 	int nv = (int)topo_graph_nvertices(g), *uf = malloc((size_t)nv * sizeof(int));
 	int *root_pod = malloc((size_t)nv * sizeof(int));
@@ -84,9 +154,8 @@ static int build_switches(sim_net *n, const topo_graph *g, int *vid_leaf, double
 	}
 	n->P = 0;
 	n->leaf_pod = calloc((size_t)n->L + 1, sizeof(int));
-	*leaf_up = calloc((size_t)n->L + 1, sizeof(double));
 	*pod_up = calloc((size_t)nv + 1, sizeof(double));
-	if (!n->leaf_pod || !*leaf_up || !*pod_up)
+	if (!n->leaf_pod || !*pod_up)
 		goto fail;
 	for (int v = 0; v < nv; v++) {
 		int r = uf_find(uf, v);
@@ -108,10 +177,6 @@ static int build_switches(sim_net *n, const topo_graph *g, int *vid_leaf, double
 		b = topo_graph_vertex(g, ed->b);
 		if (a->kind != TOPO_V_SWITCH || b->kind != TOPO_V_SWITCH)
 			continue;
-		if (vid_leaf[ed->a] >= 0 && vid_leaf[ed->b] < 0)
-			(*leaf_up)[vid_leaf[ed->a]] += gb;
-		if (vid_leaf[ed->b] >= 0 && vid_leaf[ed->a] < 0)
-			(*leaf_up)[vid_leaf[ed->b]] += gb;
 		/* pod up-links: spine <-> core */
 		if ((a->level == TOPO_LEVEL_CORE) != (b->level == TOPO_LEVEL_CORE)) {
 			int s = a->level == TOPO_LEVEL_CORE ? ed->b : ed->a;
@@ -123,7 +188,7 @@ static int build_switches(sim_net *n, const topo_graph *g, int *vid_leaf, double
 	}
 	free(uf);
 	free(root_pod);
-	return 0;
+	return build_cables(n, g, vid_leaf);
 fail:
 	free(uf);
 	free(root_pod);
@@ -192,7 +257,7 @@ sim_net *sim_net_new(const place_cluster *c, topo_error *err)
 	const topo_graph *g = place_cluster_graph(c);
 	sim_net *n = calloc(1, sizeof(*n));
 	int *vid_leaf = NULL;
-	double *leaf_up = NULL, *pod_up = NULL, *host_gbps = NULL;
+	double *pod_up = NULL, *host_gbps = NULL;
 
 	if (!n)
 		goto oom;
@@ -200,9 +265,9 @@ sim_net *sim_net_new(const place_cluster *c, topo_error *err)
 	n->H = place_cluster_nhosts(c);
 	n->R = count_rails(c, g);
 	vid_leaf = malloc((topo_graph_nvertices(g) + 1) * sizeof(int));
-	if (!vid_leaf || build_switches(n, g, vid_leaf, &leaf_up, &pod_up))
+	if (!vid_leaf || build_switches(n, g, vid_leaf, &pod_up))
 		goto oom;
-	n->nres = 2 * n->H * n->R + 2 * n->L + 2 * n->P;
+	n->nres = 2 * n->H * n->R + 2 * n->NC + 2 * n->P;
 	n->host_leaf = malloc((size_t)n->H * n->R * sizeof(int) + 1);
 	host_gbps = calloc((size_t)n->H * n->R + 1, sizeof(double));
 	n->host_group = calloc((size_t)n->H + 1, sizeof(int));
@@ -224,18 +289,16 @@ sim_net *sim_net_new(const place_cluster *c, topo_error *err)
 			n->cap[res_host_up(n, h, r)] = host_gbps[h * n->R + r];
 			n->cap[res_host_down(n, h, r)] = host_gbps[h * n->R + r];
 		}
-	for (int l = 0; l < n->L; l++)
-		n->cap[res_leaf_up(n, l)] = n->cap[res_leaf_down(n, l)] = leaf_up[l];
+	for (int k = 0; k < n->NC; k++)
+		n->cap[res_cab_up(n, k)] = n->cap[res_cab_down(n, k)] = n->cab_gbps[k];
 	for (int p = 0; p < n->P; p++)
 		n->cap[res_pod_up(n, p)] = n->cap[res_pod_down(n, p)] = pod_up[p];
 	free(vid_leaf);
-	free(leaf_up);
 	free(pod_up);
 	free(host_gbps);
 	return n;
 oom:
 	free(vid_leaf);
-	free(leaf_up);
 	free(pod_up);
 	free(host_gbps);
 	sim_net_free(n);
@@ -250,6 +313,9 @@ void sim_net_free(sim_net *n)
 	free(n->host_leaf);
 	free(n->cap);
 	free(n->leaf_pod);
+	free(n->cab_off);
+	free(n->cab_other);
+	free(n->cab_gbps);
 	free(n->host_group);
 	free(n->acc);
 	free(n->rem);
@@ -292,6 +358,37 @@ static void acc_add(sim_net *n, int res, int *nt)
 	n->acc[res] += 1;
 }
 
+/* D-mod-K: the up-cable of leaf la towards destination host b, then the
+ * down-cable into leaf lb from the spine it reached (b modulo the parallel
+ * cables), or via the pods' core up-links when that spine does not reach lb. */
+static void route_up_down(sim_net *n, int b, int la, int lb, int *nt)
+{
+	int ku = n->cab_off[la + 1] - n->cab_off[la], kd = n->cab_off[lb + 1] - n->cab_off[lb];
+	int up, spine, par = 0, down = -1;
+
+	if (ku <= 0 || kd <= 0)
+		return;
+	up = n->cab_off[la] + b % ku;
+	spine = n->cab_other[up];
+	acc_add(n, res_cab_up(n, up), nt);
+	for (int k = n->cab_off[lb]; k < n->cab_off[lb + 1]; k++)
+		par += n->cab_other[k] == spine;
+	if (par > 0) {
+		int want = b % par;
+
+		for (int k = n->cab_off[lb]; k < n->cab_off[lb + 1] && down < 0; k++)
+			if (n->cab_other[k] == spine && want-- == 0)
+				down = k;
+	} else {
+		if (n->leaf_pod[la] != n->leaf_pod[lb]) {
+			acc_add(n, res_pod_up(n, n->leaf_pod[la]), nt);
+			acc_add(n, res_pod_down(n, n->leaf_pod[lb]), nt);
+		}
+		down = n->cab_off[lb] + b % kd;
+	}
+	acc_add(n, res_cab_down(n, down), nt);
+}
+
 int sim_net_ring(sim_net *n, const int *hosts, int nhosts, sim_flows *f)
 {
 	int nt = 0, R = n->R;
@@ -321,12 +418,7 @@ int sim_net_ring(sim_net *n, const int *hosts, int nhosts, sim_flows *f)
 			if (la == lb)
 				continue;
 			f->cross_leaf++;
-			acc_add(n, res_leaf_up(n, la), &nt);
-			acc_add(n, res_leaf_down(n, lb), &nt);
-			if (n->leaf_pod[la] != n->leaf_pod[lb]) {
-				acc_add(n, res_pod_up(n, n->leaf_pod[la]), &nt);
-				acc_add(n, res_pod_down(n, n->leaf_pod[lb]), &nt);
-			}
+			route_up_down(n, b, la, lb, &nt);
 		}
 	}
 	if (nt > f->cap) {
@@ -415,9 +507,9 @@ void sim_net_share(sim_net *n, sim_flows *const *jobs, int nj, double *rate)
 	for (int j = 0; j < nj; j++)
 		if (rate[j] < 0)
 			rate[j] = level;
-	/* leaf up-link utilisation for the training features, then reset */
-	for (int l = 0; l < n->L; l++)
-		n->used[res_leaf_up(n, l)] = 0;
+	/* cable utilisation (sim_net_leaf_util), then reset */
+	for (int k = 0; k < n->NC; k++)
+		n->used[res_cab_up(n, k)] = 0;
 	for (int i = 0; i < nt; i++) {
 		int r = n->touched[i];
 
@@ -430,5 +522,11 @@ void sim_net_share(sim_net *n, sim_flows *const *jobs, int nj, double *rate)
 
 double sim_net_leaf_util(const sim_net *n, int l)
 {
-	return n->used[res_leaf_up(n, l)];
+	double used = 0, cap = 0;
+
+	for (int k = n->cab_off[l]; k < n->cab_off[l + 1]; k++) {
+		used += n->used[res_cab_up(n, k)] * n->cab_gbps[k];
+		cap += n->cab_gbps[k];
+	}
+	return cap > 0 ? used / cap : 0;
 }

@@ -9,15 +9,12 @@
  */
 #include "sim_internal.h"
 
+#include "place_features.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const vertex_feature[SIM_VERTEX_FEATURES] = {
-	"is_host", "is_leaf", "is_pod", "idle_share", "leaf_uplink_util", "down"};
-static const char *const set_feature[SIM_SET_FEATURES] = {
-	"log2_hosts", "cross_leaf_flow_share", "cross_group_flow_share",
-	"groups_spanned", "bytes_per_iter_gb", "compute_s_per_iter"};
 
 struct topo_sim_training {
 	sim_sample_set **sets;
@@ -40,7 +37,9 @@ void sim_sample_set_free(sim_sample_set *s)
 	free(s->set_features);
 	free(s->targets);
 	free(s->features);
-	free(s->edges);
+	free(s->offsets);
+	free(s->neighbours);
+	free(s->weights);
 	free(s);
 }
 
@@ -100,13 +99,18 @@ static void floats(FILE *f, const float *v, int n)
 
 static void graph(FILE *f, const sim_sample_set *s)
 {
-	fprintf(f, "{\"n_vertices\":%d,\"edges\":[", s->nvertices);
-	for (int e = 0; e < s->nedges; e++)
-		fprintf(f, "%s[%d,%d]", e ? "," : "", s->edges[2 * e], s->edges[2 * e + 1]);
-	fprintf(f, "],\n\"features\":[");
+	fprintf(f, "{\"n_vertices\":%d,\"offsets\":[", s->nvertices);
+	for (int v = 0; v <= s->nvertices; v++)
+		fprintf(f, "%s%d", v ? "," : "", (int)s->offsets[v]);
+	fprintf(f, "],\n\"neighbours\":[");
+	for (int e = 0; e < s->nentries; e++)
+		fprintf(f, "%s%d", e ? "," : "", (int)s->neighbours[e]);
+	fprintf(f, "],\n\"weights\":");
+	floats(f, s->weights, s->nentries);
+	fprintf(f, ",\n\"features\":[");
 	for (int v = 0; v < s->nvertices; v++) {
 		fputs(v ? "," : "", f);
-		floats(f, &s->features[v * SIM_VERTEX_FEATURES], SIM_VERTEX_FEATURES);
+		floats(f, &s->features[v * PLACE_FEAT_VERTEX], PLACE_FEAT_VERTEX);
 	}
 	fprintf(f, "],\n\"samples\":[");
 	for (int c = 0; c < s->ncands; c++) {
@@ -114,7 +118,7 @@ static void graph(FILE *f, const sim_sample_set *s)
 		for (int i = 0; i < s->set_len[c]; i++)
 			fprintf(f, "%s%d", i ? "," : "", s->sets[c][i]);
 		fprintf(f, "],\"set_features\":");
-		floats(f, &s->set_features[c * SIM_SET_FEATURES], SIM_SET_FEATURES);
+		floats(f, &s->set_features[c * PLACE_FEAT_SET], PLACE_FEAT_SET);
 		fprintf(f, ",\"target\":%.6g}", (double)s->targets[c]);
 	}
 	fprintf(f, "]}");
@@ -135,9 +139,9 @@ int topo_sim_training_write(const topo_sim_training *t, const char *path, topo_e
 		return -1;
 	}
 	fprintf(f, "{\"format\":\"topognn-samples\",\"version\":1,\n");
-	names(f, "vertex_features", vertex_feature, SIM_VERTEX_FEATURES);
+	names(f, "vertex_features", place_feature_vertex_names, PLACE_FEAT_VERTEX);
 	fprintf(f, ",\n");
-	names(f, "set_features", set_feature, SIM_SET_FEATURES);
+	names(f, "set_features", place_feature_set_names, PLACE_FEAT_SET);
 	fprintf(f, ",\n\"graphs\":[\n");
 	for (int i = 0; i < t->n; i++) {
 		fputs(i ? ",\n" : "", f);

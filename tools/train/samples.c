@@ -362,3 +362,46 @@ void samples_feature_stats(const struct samples *s, int set, float *mean, float 
 		std[f] = var > 1e-12 ? (float)sqrt(var) : 1.0f;
 	}
 }
+
+static int same_names(char **a, size_t na, char **b, size_t nb)
+{
+	if (na != nb)
+		return 0;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i], b[i]))
+			return 0;
+	return 1;
+}
+
+int samples_append(struct samples *into, struct samples *from, const char *path,
+		   gnn_error *err)
+{
+	size_t n = into->n_graphs + from->n_graphs;
+	gnn_train_graph *g;
+	struct samples_graph_store *st;
+
+	if (!same_names(into->vertex_names, into->n_vertex_features, from->vertex_names,
+			from->n_vertex_features) ||
+	    !same_names(into->set_names, into->n_set_features, from->set_names,
+			from->n_set_features)) {
+		gnn_error_set(err, path, "", "its feature names differ from the first sample file's");
+		samples_free(from);
+		return -1;
+	}
+	g = realloc(into->graphs, (n + 1) * sizeof(*g));
+	if (g)
+		into->graphs = g;
+	st = g ? realloc(into->store, (n + 1) * sizeof(*st)) : NULL;
+	if (!st) {
+		gnn_error_set(err, path, "", "out of memory");
+		samples_free(from);
+		return -1;
+	}
+	into->store = st;
+	memcpy(into->graphs + into->n_graphs, from->graphs, from->n_graphs * sizeof(*g));
+	memcpy(into->store + into->n_graphs, from->store, from->n_graphs * sizeof(*st));
+	into->n_graphs = n;
+	from->n_graphs = 0; /* the arrays now belong to `into` */
+	samples_free(from);
+	return 0;
+}

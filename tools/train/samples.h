@@ -37,6 +37,12 @@ int samples_load(const char *path, struct samples *s, gnn_error *err);
 
 void samples_free(struct samples *s);
 
+/* Move the graphs of `from` (read from `path`) to the end of `into`; the
+ * feature names must be the same. `from` is freed either way. 0, or -1
+ * with `err`. */
+int samples_append(struct samples *into, struct samples *from, const char *path,
+		   gnn_error *err);
+
 /* Mean and standard deviation (population; 1 when 0) of each vertex or set
  * feature over the whole file, for the model's input normalisation. */
 void samples_feature_stats(const struct samples *s, int set, float *mean, float *std);

@@ -1,0 +1,280 @@
+/* Tests of the gnn scorer (topo/place_gnn.c) with the shipped model
+ * (models/default.json): it loads, ranks an obviously better placement
+ * first, refreshes embeddings once per state version, refuses a model
+ * trained on other features, and allocates nothing per decision. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "place_features.h"
+#include "place_gnn.h"
+#include "sim.h"
+
+#ifndef MODELS_DIR
+#define MODELS_DIR "models"
+#endif
+#define MODEL MODELS_DIR "/default.json"
+
+/* ---- malloc counting (skipped under AddressSanitizer, which owns malloc) */
+#if defined(__SANITIZE_ADDRESS__)
+#define COUNT_MALLOC 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define COUNT_MALLOC 0
+#endif
+#endif
+#ifndef COUNT_MALLOC
+#define COUNT_MALLOC 1
+#endif
+
+#if COUNT_MALLOC
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static int counting;
+static long allocations;
+
+void *malloc(size_t n)
+{
+	if (counting)
+		allocations++;
+	return __libc_malloc(n);
+}
+
+void *calloc(size_t n, size_t m)
+{
+	if (counting)
+		allocations++;
+	return __libc_calloc(n, m);
+}
+
+void *realloc(void *p, size_t n)
+{
+	if (counting)
+		allocations++;
+	return __libc_realloc(p, n);
+}
+#endif
+
+/* 4 groups x 8 hosts, 4 rails, 4:1 leaves (2 up-links each): hosts of
+ * group g are 8g .. 8g+7. */
+typedef struct fx {
+	topo_graph *g;
+	place_cluster *c;
+	place_state *s;
+} fx;
+
+static const place_comm heavy = {PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e8, 1e-3};
+
+static void fx_new(fx *f)
+{
+	topo_error err;
+
+	f->g = topo_sim_load_graph("fattree", "groups=4,hosts=8,rails=4,oversub=4", &err);
+	assert_non_null(f->g);
+	f->c = place_cluster_new(f->g, &err);
+	assert_non_null(f->c);
+	assert_int_equal(place_cluster_nhosts(f->c), 32);
+	f->s = place_state_new(f->c);
+	assert_non_null(f->s);
+	for (int h = 0; h < 32; h++)
+		place_state_set_host(f->s, h, 8, 8, 112, 112, 0);
+}
+
+static void fx_free(fx *f)
+{
+	place_state_free(f->s);
+	place_cluster_free(f->c);
+	topo_graph_free(f->g);
+}
+
+/* Running heavy jobs whose rings cross every group's up-links. */
+static void congest(fx *f)
+{
+	static const int jobs[4][2] = {{4, 12}, {10, 18}, {11, 26}, {19, 27}};
+
+	for (int j = 0; j < 4; j++)
+		assert_int_equal(place_state_add_job(f->s, 100 + j, jobs[j], 2, 0, 0, &heavy), 0);
+}
+
+static void request(place_request *r, int n)
+{
+	memset(r, 0, sizeof(*r));
+	r->job_id = 1;
+	r->min_hosts = r->max_hosts = n;
+	r->exclusive = 1;
+	r->comm = heavy;
+}
+
+static void test_ranks_one_group_above_spread(void **state)
+{
+	fx f;
+	topo_error err;
+	place_gnn *g;
+	place_scorer sc;
+	place_request r;
+	int one[] = {0, 1, 2, 3}, spread[] = {1, 9, 17, 25};
+	place_candidate k[2] = {{one, 4, "group-best-fit", 0, 0, 0, 0},
+				{spread, 4, "cover", 0, 0, 0, 0}};
+	char why[128];
+
+	(void)state;
+	fx_new(&f);
+	congest(&f);
+	g = place_gnn_new(f.c, MODEL, 8, 1.0, 0.5, &err);
+	if (!g)
+		fail_msg("%s: %s", err.source, err.text);
+	place_gnn_scorer(g, &sc);
+	assert_string_equal(sc.name, "gnn");
+	assert_int_equal(sc.prepare(sc.ctx, f.c, f.s, why, sizeof(why)), 0);
+	request(&r, 4);
+	assert_int_equal(sc.score(sc.ctx, f.c, f.s, &r, k, 2, why, sizeof(why)), 0);
+	/* lower cost is better: one idle group beats four congested ones */
+	assert_true(k[0].cost < k[1].cost);
+	/* the analytic estimate stays in the candidate (a set feature) */
+	assert_true(k[0].comm_time_s < k[1].comm_time_s);
+	place_gnn_free(g);
+	fx_free(&f);
+}
+
+static void test_refresh_once_per_state_version(void **state)
+{
+	fx f;
+	topo_error err;
+	place_config cfg;
+	place_engine *e;
+	place_gnn *g;
+	place_scorer sc;
+	place_request r;
+	place_decision d;
+	int extra[] = {30, 31};
+
+	(void)state;
+	fx_new(&f);
+	place_config_init(&cfg);
+	e = place_engine_new(f.c, &cfg, &err);
+	assert_non_null(e);
+	g = place_gnn_new(f.c, MODEL, cfg.candidates + 1, 1.0, 0.5, &err);
+	assert_non_null(g);
+	place_gnn_scorer(g, &sc);
+	assert_int_equal(place_engine_set_scorer(e, PLACE_POLICY_GNN, &sc), 0);
+	request(&r, 4);
+	assert_int_equal(place_gnn_refreshes(g), 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(place_decide(e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(place_gnn_refreshes(g), 1);
+	assert_int_equal(d.chosen.nhosts, 4);
+	assert_int_equal(place_state_add_job(f.s, 7, extra, 2, 0, 0, &heavy), 0);
+	assert_int_equal(place_decide(e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(place_decide(e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(place_gnn_refreshes(g), 2);
+#if COUNT_MALLOC
+	/* neither a decision nor a refresh (new state version) allocates */
+	assert_int_equal(place_state_remove_job(f.s, 7), 0);
+	allocations = 0;
+	counting = 1;
+	place_decide(e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d);
+	place_decide(e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d);
+	counting = 0;
+	assert_int_equal(allocations, 0);
+	assert_int_equal(place_gnn_refreshes(g), 3);
+#endif
+	place_engine_free(e);
+	place_gnn_free(g);
+	fx_free(&f);
+}
+
+/* place_config.model_path: the engine loads the model itself. */
+static void test_engine_model_path(void **state)
+{
+	fx f;
+	topo_error err;
+	place_config cfg;
+	place_engine *e;
+	place_request r;
+	place_decision d;
+
+	(void)state;
+	fx_new(&f);
+	congest(&f);
+	place_config_init(&cfg);
+	cfg.model_path = MODEL;
+	e = place_engine_new(f.c, &cfg, &err);
+	assert_non_null(e);
+	request(&r, 8);
+	assert_int_equal(place_decide(e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.ok, 1);
+	assert_int_equal(d.chosen.nhosts, 8);
+	/* free hosts per group: 7, 5, 6, 6, so 8 hosts need two groups; tree
+	 * (the baseline) takes two; the gnn's pick is its cheapest candidate */
+	assert_int_equal(d.baseline.groups, 2);
+	assert_true(d.chosen.groups >= 2);
+	assert_true(d.nalternatives > 0);
+	assert_true(d.chosen.cost <= d.alternatives[0].cost);
+	place_engine_free(e);
+	cfg.model_path = MODELS_DIR "/no-such-model.json";
+	assert_null(place_engine_new(f.c, &cfg, &err));
+	assert_non_null(strstr(err.source, "no-such-model.json"));
+	fx_free(&f);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	long n;
+	char *buf;
+
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	n = ftell(fp);
+	rewind(fp);
+	buf = malloc((size_t)n + 1);
+	assert_non_null(buf);
+	assert_int_equal(fread(buf, 1, (size_t)n, fp), (size_t)n);
+	buf[n] = '\0';
+	fclose(fp);
+	return buf;
+}
+
+static void test_feature_mismatch_refused(void **state)
+{
+	fx f;
+	topo_error err;
+	char path[] = "/tmp/test_place_gnn_XXXXXX", *text = slurp(MODEL), *at;
+	int fd;
+
+	(void)state;
+	fx_new(&f);
+	at = strstr(text, "\"max_port_flows\"");
+	assert_non_null(at);
+	memcpy(at, "\"max_port_flowz\"", 16);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	assert_null(place_gnn_new(f.c, path, 8, 1.0, 0.5, &err));
+	assert_string_equal(err.source, path);
+	assert_non_null(strstr(err.text, "trained on other features"));
+	assert_non_null(strstr(err.text, "max_port_flow"));
+	unlink(path);
+	free(text);
+	fx_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ranks_one_group_above_spread),
+		cmocka_unit_test(test_refresh_once_per_state_version),
+		cmocka_unit_test(test_engine_model_path),
+		cmocka_unit_test(test_feature_mismatch_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

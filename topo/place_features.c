@@ -1,0 +1,484 @@
+/*
+ * place_features: the graph and the features the GNN sees (see
+ * place_features.h). Built from the engine's cluster and state only, so the
+ * scorer and the simulator's training samples cannot disagree.
+ */
+#include "place_features.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "place_internal.h"
+
+const char *const place_feature_vertex_names[PLACE_FEAT_VERTEX] = {
+	"is_host", "is_leaf", "is_spine", "free_share",
+	"down_share", "uplink_load", "telemetry_util", "group_free_share"};
+
+const char *const place_feature_set_names[PLACE_FEAT_SET] = {
+	"log2_hosts", "groups_spanned", "leaves_per_rail", "hop_diameter",
+	"cross_leaf_flow_share", "cross_group_flow_share", "max_uplink_load",
+	"model_slowdown", "model_frag_cost", "bytes_per_iter_gb", "compute_s_per_iter",
+	"max_port_flows"};
+
+struct place_features {
+	const place_cluster *c;
+	int H, L, S, nv, ne;
+	int32_t *off, *nbr;
+	float *w;
+	int *spine_vid;            /* S graph vertex ids */
+	int *leaf_idle, *leaf_hosts, *leaf_down, *group_idle;
+	double *leaf_load;         /* per leaf, this state */
+	int *stamp;                /* place_set_shape scratch */
+	uint8_t *leaf_seen;
+	/* static routing (D-mod-K): up-port (b mod K) of leaf a towards host b,
+	 * down-port (b mod K) into b's leaf; flows per port, background + own */
+	int *port_off;             /* per leaf: first port */
+	double *port_up, *port_down;
+	int *touched, ntouched;    /* own ports: index * 2 + (0 up, 1 down) */
+	place_model *model;
+	place_scorer model_scorer;
+	const place_state *prepared;
+	uint64_t prepared_version;
+};
+
+/* Spines: distinct vertices above the leaves, in first-seen order. */
+static int find_spines(place_features *f, int *vid_spine)
+{
+	const place_cluster *c = f->c;
+
+	f->S = 0;
+	for (int v = 0; v < c->nvertices; v++)
+		vid_spine[v] = -1;
+	for (int k = 0; k < c->leaf_spine_off[c->nleaves]; k++) {
+		int v = c->leaf_spines[k];
+
+		if (vid_spine[v] < 0) {
+			vid_spine[v] = f->S;
+			f->spine_vid[f->S++] = v;
+		}
+	}
+	return f->S;
+}
+
+static double fastest_cable(const place_cluster *c)
+{
+	double m = 0;
+
+	for (int i = 0; i < c->nhosts * c->nrails; i++)
+		if (c->host_gbps[i] > m)
+			m = c->host_gbps[i];
+	for (int l = 0; l < c->nleaves; l++) {
+		int ns = c->leaf_spine_off[l + 1] - c->leaf_spine_off[l];
+
+		if (ns > 0 && c->leaf_up_gbps[l] / ns > m)
+			m = c->leaf_up_gbps[l] / ns;
+	}
+	return m > 0 ? m : PLACE_DEFAULT_LINK_GBPS;
+}
+
+static float leaf_spine_weight(const place_cluster *c, int l, double top)
+{
+	int ns = c->leaf_spine_off[l + 1] - c->leaf_spine_off[l];
+
+	return (float)(ns > 0 ? c->leaf_up_gbps[l] / ns / top : 1.0);
+}
+
+/* Count the CSR entries per vertex (pass 0) or fill them (pass 1). */
+static void csr_pass(place_features *f, const int *vid_spine, int pass, int *fill)
+{
+	const place_cluster *c = f->c;
+	int H = f->H, R = c->nrails;
+	double top = fastest_cable(c);
+
+#define ENTRY(u, v, wt)                                                                   \
+	do {                                                                              \
+		if (pass == 0) {                                                          \
+			f->off[(u) + 1]++;                                                \
+		} else {                                                                  \
+			int at_ = f->off[u] + fill[u]++;                                  \
+			f->nbr[at_] = (v);                                                \
+			f->w[at_] = (wt);                                                 \
+		}                                                                         \
+	} while (0)
+	for (int h = 0; h < H; h++)
+		for (int r = 0; r < R; r++) {
+			int l = c->host_leaf[h * R + r];
+			float wt = (float)(c->host_gbps[h * R + r] / top);
+
+			if (l < 0)
+				continue;
+			ENTRY(h, H + l, wt);
+			ENTRY(H + l, h, wt);
+		}
+	for (int l = 0; l < f->L; l++)
+		for (int k = c->leaf_spine_off[l]; k < c->leaf_spine_off[l + 1]; k++) {
+			int sp = H + f->L + vid_spine[c->leaf_spines[k]];
+			float wt = leaf_spine_weight(c, l, top);
+
+			ENTRY(H + l, sp, wt);
+			ENTRY(sp, H + l, wt);
+		}
+#undef ENTRY
+}
+
+static int build_graph(place_features *f)
+{
+	const place_cluster *c = f->c;
+	int *vid_spine = malloc(((size_t)c->nvertices + 1) * sizeof(int));
+	int *fill = NULL, rc = -1;
+
+	f->spine_vid = malloc(((size_t)c->leaf_spine_off[c->nleaves] + 1) * sizeof(int));
+	if (!vid_spine || !f->spine_vid)
+		goto out;
+	find_spines(f, vid_spine);
+	f->nv = f->H + f->L + f->S;
+	f->off = calloc((size_t)f->nv + 1, sizeof(int32_t));
+	fill = calloc((size_t)f->nv + 1, sizeof(int));
+	if (!f->off || !fill)
+		goto out;
+	csr_pass(f, vid_spine, 0, NULL);
+	for (int v = 0; v < f->nv; v++)
+		f->off[v + 1] += f->off[v];
+	f->ne = f->off[f->nv];
+	f->nbr = malloc(((size_t)f->ne + 1) * sizeof(int32_t));
+	f->w = malloc(((size_t)f->ne + 1) * sizeof(float));
+	if (!f->nbr || !f->w)
+		goto out;
+	csr_pass(f, vid_spine, 1, fill);
+	rc = 0;
+out:
+	free(vid_spine);
+	free(fill);
+	return rc;
+}
+
+/* Up-ports per leaf: its up-link capacity in host-cable lanes. */
+static int build_ports(place_features *f)
+{
+	const place_cluster *c = f->c;
+	double top = fastest_cable(c);
+
+	f->port_off = calloc((size_t)f->L + 1, sizeof(int));
+	if (!f->port_off)
+		return -1;
+	for (int l = 0; l < f->L; l++) {
+		int k = (int)(c->leaf_up_gbps[l] / top + 0.5);
+
+		f->port_off[l + 1] = f->port_off[l] + (k > 0 ? k : 1);
+	}
+	f->port_up = calloc((size_t)f->port_off[f->L] + 1, sizeof(double));
+	f->port_down = calloc((size_t)f->port_off[f->L] + 1, sizeof(double));
+	f->touched = calloc(2 * (size_t)c->nhosts * (size_t)c->nrails + 1, sizeof(int));
+	return f->port_up && f->port_down && f->touched ? 0 : -1;
+}
+
+static int port_of(const place_features *f, int l, int b)
+{
+	return f->port_off[l] + b % (f->port_off[l + 1] - f->port_off[l]);
+}
+
+/* Add the cross-leaf ring flows of hosts (in ring order) to the port
+ * counters; with `own`, remember the ports touched. */
+static void ring_ports(place_features *f, const int *hosts, int n, double sign, int own)
+{
+	const place_cluster *c = f->c;
+	int R = c->nrails;
+
+	for (int i = 0; n > 1 && i < n; i++) {
+		int a = hosts[i], b = hosts[(i + 1) % n];
+
+		for (int r = 0; r < R; r++) {
+			int la = c->host_leaf[a * R + r], lb = c->host_leaf[b * R + r], pu, pd;
+
+			if (la < 0 || lb < 0 || la == lb)
+				continue;
+			pu = port_of(f, la, b);
+			pd = port_of(f, lb, b);
+			f->port_up[pu] += sign;
+			f->port_down[pd] += sign;
+			if (own) {
+				f->touched[f->ntouched++] = 2 * pu;
+				f->touched[f->ntouched++] = 2 * pd + 1;
+			}
+		}
+	}
+}
+
+/* Background: the running communicating jobs' flows per port. */
+static void count_ports(place_features *f, const place_state *s)
+{
+	memset(f->port_up, 0, (size_t)f->port_off[f->L] * sizeof(double));
+	memset(f->port_down, 0, (size_t)f->port_off[f->L] * sizeof(double));
+	for (int j = 0; j < s->njobs_running; j++)
+		if (s->jobs[j].loads)
+			ring_ports(f, s->jobs[j].hosts, s->jobs[j].nhosts, 1, 0);
+}
+
+/* The most flows on one port that the candidate's own flows use, its own
+ * included: 1 = every crossing flow has its cable to itself. */
+static double max_port_flows(place_features *f, const int *hosts, int n)
+{
+	double m = 0;
+
+	f->ntouched = 0;
+	ring_ports(f, hosts, n, 1, 1);
+	for (int i = 0; i < f->ntouched; i++) {
+		int t = f->touched[i];
+		double v = t & 1 ? f->port_down[t >> 1] : f->port_up[t >> 1];
+
+		if (v > m)
+			m = v;
+	}
+	ring_ports(f, hosts, n, -1, 0);
+	f->ntouched = 0;
+	return m;
+}
+
+place_features *place_features_new(const place_cluster *c, double frag_weight,
+				   double hop_latency_us)
+{
+	place_features *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->c = c;
+	f->H = c->nhosts;
+	f->L = c->nleaves;
+	f->leaf_idle = calloc((size_t)f->L + 1, sizeof(int));
+	f->leaf_hosts = calloc((size_t)f->L + 1, sizeof(int));
+	f->leaf_down = calloc((size_t)f->L + 1, sizeof(int));
+	f->leaf_load = calloc((size_t)f->L + 1, sizeof(double));
+	f->leaf_seen = calloc((size_t)f->L + 1, 1);
+	f->group_idle = calloc((size_t)c->ngroups + 1, sizeof(int));
+	f->stamp = calloc((size_t)(c->ngroups + c->nleaves + 2 * c->nclasses) + 1, sizeof(int));
+	f->model = place_model_new(c, frag_weight, hop_latency_us);
+	if (!f->leaf_idle || !f->leaf_hosts || !f->leaf_down || !f->leaf_load || !f->leaf_seen ||
+	    !f->group_idle || !f->stamp || !f->model || build_graph(f)) {
+		place_features_free(f);
+		return NULL;
+	}
+	if (build_ports(f)) {
+		place_features_free(f);
+		return NULL;
+	}
+	place_model_scorer(f->model, &f->model_scorer);
+	for (int h = 0; h < f->H; h++)
+		for (int r = 0; r < c->nrails; r++)
+			if (c->host_leaf[h * c->nrails + r] >= 0)
+				f->leaf_hosts[c->host_leaf[h * c->nrails + r]]++;
+	return f;
+}
+
+void place_features_free(place_features *f)
+{
+	if (!f)
+		return;
+	free(f->off);
+	free(f->nbr);
+	free(f->w);
+	free(f->spine_vid);
+	free(f->leaf_idle);
+	free(f->leaf_hosts);
+	free(f->leaf_down);
+	free(f->leaf_load);
+	free(f->leaf_seen);
+	free(f->port_off);
+	free(f->port_up);
+	free(f->port_down);
+	free(f->touched);
+	free(f->group_idle);
+	free(f->stamp);
+	place_model_free(f->model);
+	free(f);
+}
+
+int place_features_nvertices(const place_features *f) { return f->nv; }
+int place_features_nedges(const place_features *f) { return f->ne; }
+const int32_t *place_features_offsets(const place_features *f) { return f->off; }
+const int32_t *place_features_neighbours(const place_features *f) { return f->nbr; }
+const float *place_features_weights(const place_features *f) { return f->w; }
+
+/* Background flows on leaf l's up-links per cable-equivalent of capacity:
+ * 1 means as many flows as the up-links have host-cable-sized lanes. */
+static double leaf_uplink_load(const place_cluster *c, const place_state *s, int l,
+			       double cable)
+{
+	double lanes = c->leaf_up_gbps[l] / cable;
+
+	return lanes > 0 ? s->bg_flows[place_res_leaf_up(c, l)] / lanes : 0;
+}
+
+static int host_idle(const place_state *s, int h)
+{
+	return !s->flags[h] && !s->njobs[h];
+}
+
+static float host_free_share(const place_state *s, int h)
+{
+	if (s->flags[h])
+		return 0;
+	if (s->total_gpus[h] > 0)
+		return (float)s->free_gpus[h] / (float)s->total_gpus[h];
+	if (s->total_cores[h] > 0)
+		return (float)s->free_cores[h] / (float)s->total_cores[h];
+	return (float)!s->njobs[h];
+}
+
+/* Per-leaf and per-group counts of this state. */
+static void count_state(place_features *f, const place_state *s)
+{
+	const place_cluster *c = f->c;
+	int R = c->nrails;
+	double top = fastest_cable(c);
+
+	memset(f->leaf_idle, 0, (size_t)f->L * sizeof(int));
+	memset(f->leaf_down, 0, (size_t)f->L * sizeof(int));
+	memset(f->group_idle, 0, (size_t)c->ngroups * sizeof(int));
+	for (int h = 0; h < f->H; h++) {
+		int idle = host_idle(s, h);
+
+		f->group_idle[c->host_group[h]] += idle;
+		for (int r = 0; r < R; r++) {
+			int l = c->host_leaf[h * R + r];
+
+			if (l < 0)
+				continue;
+			f->leaf_idle[l] += idle;
+			f->leaf_down[l] += s->flags[h] != 0;
+		}
+	}
+	for (int l = 0; l < f->L; l++)
+		f->leaf_load[l] = leaf_uplink_load(c, s, l, top);
+	count_ports(f, s);
+}
+
+static float group_free(const place_features *f, int g)
+{
+	const place_cluster *c = f->c;
+
+	return g >= 0 && c->group_nhosts[g] > 0 ? (float)f->group_idle[g] / c->group_nhosts[g]
+						 : 0;
+}
+
+void place_features_vertices(place_features *f, const place_state *s, float *out)
+{
+	const place_cluster *c = f->c;
+	int H = f->H, L = f->L, R = c->nrails;
+
+	count_state(f, s);
+	memset(out, 0, (size_t)f->nv * PLACE_FEAT_VERTEX * sizeof(float));
+	for (int h = 0; h < H; h++) {
+		float *x = out + (size_t)h * PLACE_FEAT_VERTEX;
+
+		x[0] = 1;
+		x[3] = host_free_share(s, h);
+		x[4] = s->flags[h] != 0;
+		for (int r = 0; r < R; r++) {
+			int l = c->host_leaf[h * R + r];
+
+			if (l < 0)
+				continue;
+			if ((float)f->leaf_load[l] > x[5])
+				x[5] = (float)f->leaf_load[l];
+			if ((float)s->leaf_util[l] > x[6])
+				x[6] = (float)s->leaf_util[l];
+		}
+		x[7] = group_free(f, c->host_group[h]);
+	}
+	for (int l = 0; l < L; l++) {
+		float *x = out + (size_t)(H + l) * PLACE_FEAT_VERTEX;
+		int n = f->leaf_hosts[l];
+
+		x[1] = 1;
+		x[3] = n ? (float)f->leaf_idle[l] / n : 0;
+		x[4] = n ? (float)f->leaf_down[l] / n : 0;
+		x[5] = (float)f->leaf_load[l];
+		x[6] = (float)s->leaf_util[l];
+		x[7] = group_free(f, c->leaf_group[l]);
+	}
+	/* a spine: the mean of the leaves below it */
+	for (int v = H + L; v < f->nv; v++) {
+		float *x = out + (size_t)v * PLACE_FEAT_VERTEX;
+		int deg = f->off[v + 1] - f->off[v];
+
+		x[2] = 1;
+		for (int k = f->off[v]; k < f->off[v + 1]; k++) {
+			const float *y = out + (size_t)f->nbr[k] * PLACE_FEAT_VERTEX;
+
+			for (int j = 3; j < PLACE_FEAT_VERTEX; j++)
+				x[j] += y[j];
+		}
+		for (int j = 3; deg > 0 && j < PLACE_FEAT_VERTEX; j++)
+			x[j] /= (float)deg;
+	}
+}
+
+/* Ring flows in host order: shares crossing leaves and groups, and the
+ * highest background load on a leaf up-link its crossing flows leave by. */
+static void ring_shape(place_features *f, const int *hosts, int n, double *xleaf,
+		       double *xgroup, double *maxload)
+{
+	const place_cluster *c = f->c;
+	int R = c->nrails;
+	double flows = 0, xl = 0, xg = 0, ml = 0;
+
+	for (int i = 0; n > 1 && i < n; i++) {
+		int a = hosts[i], b = hosts[(i + 1) % n];
+
+		for (int r = 0; r < R; r++) {
+			int la = c->host_leaf[a * R + r], lb = c->host_leaf[b * R + r];
+
+			if (la < 0 || lb < 0)
+				continue;
+			flows++;
+			xg += c->host_group[a] != c->host_group[b];
+			if (la == lb)
+				continue;
+			xl++;
+			if (f->leaf_load[la] > ml)
+				ml = f->leaf_load[la];
+			if (f->leaf_load[lb] > ml)
+				ml = f->leaf_load[lb];
+		}
+	}
+	*xleaf = flows > 0 ? xl / flows : 0;
+	*xgroup = flows > 0 ? xg / flows : 0;
+	*maxload = ml;
+}
+
+void place_features_sets(place_features *f, const place_state *s, const place_request *r,
+			 place_candidate *cands, int n, float *out)
+{
+	const place_cluster *c = f->c;
+	char why[8];
+
+	if (f->prepared != s || f->prepared_version != s->version) {
+		f->model_scorer.prepare(f->model_scorer.ctx, c, s, why, sizeof(why));
+		count_state(f, s);
+		f->prepared = s;
+		f->prepared_version = s->version;
+	}
+	f->model_scorer.score(f->model_scorer.ctx, c, s, r, cands, n, why, sizeof(why));
+	for (int i = 0; i < n; i++) {
+		const place_candidate *k = &cands[i];
+		float *x = out + (size_t)i * PLACE_FEAT_SET;
+		int groups, leaves, diam;
+		double xl, xg, ml;
+
+		place_set_shape(c, k->hosts, k->nhosts, f->stamp, &groups, &leaves, &diam);
+		ring_shape(f, k->hosts, k->nhosts, &xl, &xg, &ml);
+		x[0] = (float)log2(k->nhosts > 0 ? (double)k->nhosts : 1.0);
+		x[1] = (float)groups;
+		x[2] = (float)leaves / (float)(c->nrails > 0 ? c->nrails : 1);
+		x[3] = (float)diam;
+		x[4] = (float)xl;
+		x[5] = (float)xg;
+		x[6] = (float)ml;
+		x[7] = (float)(k->cost - k->frag_cost);
+		x[8] = (float)k->frag_cost;
+		x[9] = (float)(r->comm.bytes_per_iter / 1e9);
+		x[10] = (float)r->comm.compute_s_per_iter;
+		x[11] = (float)max_port_flows(f, k->hosts, k->nhosts);
+	}
+}
