@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # The main job on the bundled example cluster, from a fresh Debian 12 machine:
 # install dependencies, build, discover the real DGX H100 SuperPOD fabric in
-# examples/ and print its summary.
+# examples/, print its summary and the topology.conf it implies, then place
+# 1,000 jobs of the KTH SP2 log on it under Slurm's policies (linear, tree)
+# and topognn's (model, gnn with the shipped model) and compare them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 scripts/deps.sh
-if [[ ! -x _build/default/tools/topognn-discover || configure.ac -nt _build/default/config.status ]]; then
+if [[ ! -x _build/default/bench/placement || configure.ac -nt _build/default/config.status ]]; then
 	./autogen.sh >/dev/null 2>&1
 	mkdir -p _build/default
 	(cd _build/default && "$top/configure" -q && make -j2 >/dev/null)
@@ -21,3 +23,6 @@ echo "== topognn-discover --ibnetdiscover $fabric --summary"
 echo
 echo "== the topology.conf an admin would otherwise write by hand (first lines)"
 "$bin/topognn-discover" --ibnetdiscover "$fabric" --topology-conf tree | head -n 15
+echo
+echo "== placement on the same fabric: 1,000 KTH SP2 jobs, each policy (bench/placement --quick)"
+_build/default/bench/placement --quick

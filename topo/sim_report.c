@@ -17,9 +17,9 @@ typedef struct column {
 #define COL(t, w, p, s, m) {t, w, p, s, offsetof(topo_sim_metrics, m)}
 
 static const column cols[] = {
-	COL("xleaf_GB", 9, 1, 1e-9, cross_leaf_bytes_heavy),
+	COL("xleaf_PB", 9, 3, 1e-15, cross_leaf_bytes_heavy),
 	COL("xleaf%", 7, 1, 100, cross_leaf_frac),
-	COL("xgroup_GB", 10, 1, 1e-9, cross_group_bytes_heavy),
+	COL("xgroup_PB", 10, 3, 1e-15, cross_group_bytes_heavy),
 	COL("xgroup%", 8, 1, 100, cross_group_frac),
 	COL("slow", 7, 3, 1, mean_comm_slowdown),
 	COL("slow_p95", 8, 3, 1, p95_comm_slowdown),
