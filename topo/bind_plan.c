@@ -200,6 +200,7 @@ int bind_plan_rails(const char *plan, char **rails, topo_error *err)
 						       "plan \"%s\": rail list \"%s\" is not like 0-3 or 1,3",
 						       plan, item);
 				free(item);
+				bind_cpuset_free(&one);
 				bind_cpuset_free(&set);
 				return -1;
 			}
