@@ -21,46 +21,7 @@
 #endif
 #define MODEL MODELS_DIR "/default.json"
 
-/* ---- malloc counting (skipped under AddressSanitizer, which owns malloc) */
-#if defined(__SANITIZE_ADDRESS__)
-#define COUNT_MALLOC 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define COUNT_MALLOC 0
-#endif
-#endif
-#ifndef COUNT_MALLOC
-#define COUNT_MALLOC 1
-#endif
-
-#if COUNT_MALLOC
-extern void *__libc_malloc(size_t);
-extern void *__libc_calloc(size_t, size_t);
-extern void *__libc_realloc(void *, size_t);
-static int counting;
-static long allocations;
-
-void *malloc(size_t n)
-{
-	if (counting)
-		allocations++;
-	return __libc_malloc(n);
-}
-
-void *calloc(size_t n, size_t m)
-{
-	if (counting)
-		allocations++;
-	return __libc_calloc(n, m);
-}
-
-void *realloc(void *p, size_t n)
-{
-	if (counting)
-		allocations++;
-	return __libc_realloc(p, n);
-}
-#endif
+#include "malloc_count.h"
 
 /* 4 groups x 8 hosts, 4 rails, 4:1 leaves (2 up-links each): hosts of
  * group g are 8g .. 8g+7. */
