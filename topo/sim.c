@@ -54,6 +54,8 @@ typedef struct sim {
 	double frag_int, busy_gpu_s;
 	double *lat;
 	long nlat, failed;
+	double *ref;    /* place_engine_refresh times, when it refreshed */
+	long nref;
 	double *rates;
 	sim_flows **flp;
 	int *rank;      /* scratch: running jobs by expected end */
@@ -271,6 +273,17 @@ static int try_start(sim *s, int qi, topo_error *err)
 	int rc;
 
 	build_request(s, idx, &r);
+	/* the scorers follow the state once per change, before the decision
+	 * (a scheduler would do this when it learns of the change) */
+	t0 = now_us();
+	rc = place_engine_refresh(s->eng, s->st, d.reason, sizeof(d.reason));
+	t1 = now_us();
+	if (rc < 0) {
+		topo_error_set(err, "", 0, "refreshing the scorers: %s", d.reason);
+		return -1;
+	}
+	if (rc == 1 && !s->is_fork && s->nref < 2L * s->nj + 2)
+		s->ref[s->nref++] = t1 - t0;
 	t0 = now_us();
 	rc = place_decide(s->eng, s->st, &r, s->cfg->policy, s->cfg->policy, &d);
 	t1 = now_us();
@@ -473,6 +486,7 @@ static void sim_free(sim *s)
 	free(s->group_busy);
 	free(s->group_size);
 	free(s->lat);
+	free(s->ref);
 	free(s->rates);
 	free(s->flp);
 	free(s->rank);
@@ -602,6 +616,9 @@ static int collect(sim *s, topo_sim_metrics *m)
 	m->failed_decisions = s->failed;
 	m->decision_p50_us = quantile(s->lat, s->nlat, 0.50);
 	m->decision_p99_us = quantile(s->lat, s->nlat, 0.99);
+	m->refresh_p50_us = quantile(s->ref, s->nref, 0.50);
+	m->refresh_p99_us = quantile(s->ref, s->nref, 0.99);
+	m->refreshes = s->nref;
 	free(wait);
 	free(slow);
 	return 0;
@@ -838,7 +855,8 @@ int topo_sim_run(const place_cluster *c, const topo_trace *trace, const topo_sim
 		topo_error_set(err, "", 0, "out of memory building the training features");
 		goto out;
 	}
-	if (sim_alloc(&s) || !(s.lat = calloc((size_t)s.nj + 1, sizeof(double)))) {
+	if (sim_alloc(&s) || !(s.lat = calloc((size_t)s.nj + 1, sizeof(double))) ||
+	    !(s.ref = calloc(2 * (size_t)s.nj + 2, sizeof(double)))) {
 		topo_error_set(err, "", 0, "out of memory setting up the simulation");
 		goto out;
 	}
