@@ -780,7 +780,8 @@ static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen
 		ss->sets[c] = malloc((size_t)cand[c].nhosts * sizeof(int));
 		if (!ss->sets[c])
 			goto oom_ss;
-		memcpy(ss->sets[c], cand[c].hosts, (size_t)cand[c].nhosts * sizeof(int));
+		for (int k = 0; k < cand[c].nhosts; k++) /* hosts -> their graph vertices */
+			ss->sets[c][k] = place_features_host_vertex(s->feat)[cand[c].hosts[k]];
 		ss->set_len[c] = cand[c].nhosts;
 		/* higher is better: minus the measured cost */
 		ss->targets[c] = (float)-((slow[c] - 1.0) +
@@ -806,20 +807,26 @@ oom_owned:
  * graph and the vertex features of the engine's state at this moment. */
 static int state_graph(const sim *s, sim_sample_set *ss)
 {
-	int nv = place_features_nvertices(s->feat), ne = place_features_nedges(s->feat);
+	int nv, ne;
 
+	ss->features = malloc(((size_t)place_features_max_vertices(s->feat) * PLACE_FEAT_VERTEX +
+			       1) * sizeof(float));
+	if (!ss->features)
+		return -1;
+	/* builds this state's graph (host types, see place_features.h) */
+	place_features_vertices(s->feat, s->st, ss->features);
+	nv = place_features_nvertices(s->feat);
+	ne = place_features_nedges(s->feat);
 	ss->nvertices = nv;
 	ss->nentries = ne;
 	ss->offsets = malloc(((size_t)nv + 1) * sizeof(int32_t));
 	ss->neighbours = malloc(((size_t)ne + 1) * sizeof(int32_t));
 	ss->weights = malloc(((size_t)ne + 1) * sizeof(float));
-	ss->features = malloc(((size_t)nv * PLACE_FEAT_VERTEX + 1) * sizeof(float));
-	if (!ss->offsets || !ss->neighbours || !ss->weights || !ss->features)
+	if (!ss->offsets || !ss->neighbours || !ss->weights)
 		return -1;
 	memcpy(ss->offsets, place_features_offsets(s->feat), ((size_t)nv + 1) * sizeof(int32_t));
 	memcpy(ss->neighbours, place_features_neighbours(s->feat), (size_t)ne * sizeof(int32_t));
 	memcpy(ss->weights, place_features_weights(s->feat), (size_t)ne * sizeof(float));
-	place_features_vertices(s->feat, s->st, ss->features);
 	return 0;
 }
 
