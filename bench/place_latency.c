@@ -7,8 +7,15 @@
  * (what the decision record reports) suffers from other processes on a
  * busy machine, so the thread's CPU time per decision is shown too.
  *
- *   place_latency [groups=128,hosts=32,rails=8,oversub=2,gpus=8] [decisions] [hosts per job]
- * (without the last argument job sizes are drawn from 1..128 hosts)
+ * The gnn policy runs with models/default.json (or the 4th argument). Its
+ * embeddings are refreshed once per state change (place_engine_refresh),
+ * which is measured separately: "refresh" rows time place_engine_refresh
+ * after a job starts or ends (the state changes between every sample), and
+ * the "+refresh" row times a decision that has to refresh first (what a
+ * caller pays when it never calls place_engine_refresh).
+ *
+ *   place_latency [groups=128,hosts=32,rails=8,oversub=2,gpus=8] [decisions] [hosts per job] [model]
+ * (without the third argument, or with 0, job sizes are drawn from 1..128 hosts)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +24,10 @@
 
 #include "place.h"
 #include "topo_fattree.h"
+
+#ifndef MODELS_DIR
+#define MODELS_DIR "models"
+#endif
 
 static unsigned long long rng = 12345;
 
@@ -73,11 +84,40 @@ static int add_background(place_state *s, int nhosts, double fill)
 	return jobs;
 }
 
+static void print_row(const char *name, double *lat, double *cpu, int n, int placed)
+{
+	qsort(lat, (size_t)n, sizeof(double), cmp_double);
+	qsort(cpu, (size_t)n, sizeof(double), cmp_double);
+	printf("%-9s %10.1f %10.1f %10.1f %12.1f %12.1f %8d\n", name, pct(lat, n, 0.5),
+	       pct(lat, n, 0.99), lat[n - 1], pct(cpu, n, 0.5), pct(cpu, n, 0.99), placed);
+}
+
+/* One state change: start a 1..16-host heavy job on idle hosts, or end the
+ * last one started (alternately), so the state size stays stable. */
+static void change_state(place_state *s, int nhosts, int i)
+{
+	static int hosts[16];
+	place_comm comm = { PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.2 };
+	uint32_t id = 900000u + (uint32_t)(i / 2);
+
+	if (i % 2) {
+		place_state_remove_job(s, id);
+		return;
+	}
+	int n = 1 + (int)rnd(16), first = (int)rnd((unsigned)(nhosts - n));
+
+	for (int k = 0; k < n; k++)
+		hosts[k] = first + k;
+	if (place_state_add_job(s, id, hosts, n, 0, 0, &comm) < 0) /* host already busy */
+		place_state_set_host(s, first, 8, 8, 112, 112, 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *specs = argc > 1 ? argv[1] : "groups=128,hosts=32,rails=8,oversub=2,gpus=8";
 	int ndec = argc > 2 ? atoi(argv[2]) : 2000;
 	int fixed = argc > 3 ? atoi(argv[3]) : 0;
+	const char *model = argc > 4 ? argv[4] : MODELS_DIR "/default.json";
 	static const int req_sizes[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
 	topo_fattree_spec spec;
 	topo_error err;
@@ -86,9 +126,9 @@ int main(int argc, char **argv)
 	place_state *s;
 	place_engine *e;
 	place_config cfg;
-	double *lat, *cpu;
+	double *lat, *cpu, *ref_lat, *ref_cpu;
 	char buf[600];
-	int jobs;
+	int jobs, nref;
 
 	topo_fattree_spec_init(&spec);
 	if (!g || topo_fattree_parse(specs, &spec, &err) < 0 || topo_fattree_build(g, &spec, &err) < 0 ||
@@ -98,19 +138,27 @@ int main(int argc, char **argv)
 	}
 	s = place_state_new(c);
 	place_config_init(&cfg);
+	cfg.model_path = model;
 	e = place_engine_new(c, &cfg, &err);
+	if (!e)
+		fprintf(stderr, "place_latency: %s\n", topo_error_format(&err, buf, sizeof(buf)));
+	nref = ndec < 200 ? ndec : 200;
 	lat = malloc((size_t)(ndec > 0 ? ndec : 1) * sizeof(double));
 	cpu = malloc((size_t)(ndec > 0 ? ndec : 1) * sizeof(double));
-	if (!s || !e || !lat || !cpu || ndec <= 0) {
+	ref_lat = malloc((size_t)(ndec > 0 ? ndec : 1) * sizeof(double));
+	ref_cpu = malloc((size_t)(ndec > 0 ? ndec : 1) * sizeof(double));
+	if (!s || !e || !lat || !cpu || !ref_lat || !ref_cpu || ndec <= 0) {
 		fprintf(stderr, "place_latency: setup failed\n");
 		return 1;
 	}
 	jobs = add_background(s, place_cluster_nhosts(c), 0.6);
-	printf("cluster: %d hosts, %d groups, %d leaves; %d running jobs; K=%d; %d decisions\n",
+	printf("cluster: %d hosts, %d groups, %d leaves; %d running jobs; K=%d; %d decisions; "
+	       "model %s\n",
 	       place_cluster_nhosts(c), place_cluster_ngroups(c), place_cluster_nleaves(c), jobs,
-	       cfg.candidates, ndec);
-	printf("%-8s %10s %10s %10s %12s %12s %8s\n", "policy", "p50_us", "p99_us", "max_us",
+	       cfg.candidates, ndec, model);
+	printf("%-9s %10s %10s %10s %12s %12s %8s\n", "policy", "p50_us", "p99_us", "max_us",
 	       "cpu_p50_us", "cpu_p99_us", "placed");
+	/* decisions on a refreshed state: candidates and scoring only */
 	for (int p = 0; p < PLACE_POLICY_COUNT; p++) {
 		place_decision d;
 		place_request r;
@@ -120,6 +168,10 @@ int main(int argc, char **argv)
 		r.exclusive = 1;
 		r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.2 };
 		rng = 777; /* the same requests for every policy */
+		if (place_engine_refresh(e, s, buf, sizeof(buf)) < 0) {
+			fprintf(stderr, "place_latency: %s\n", buf);
+			return 1;
+		}
 		for (int i = 0; i < ndec; i++) {
 			r.job_id = (uint32_t)(100000 + i);
 			r.min_hosts = req_sizes[rnd(8)];
@@ -131,23 +183,56 @@ int main(int argc, char **argv)
 			cpu[n] = cpu_us() - t0;
 			if (rc == 0)
 				placed++;
-			else if (!strcmp(d.reason, "no GNN model loaded"))
-				break;
 			lat[n++] = d.latency_us;
 		}
 		if (placed == 0) {
-			printf("%-8s %10s %10s %10s %12s %12s %8d  (%s)\n",
+			printf("%-9s %10s %10s %10s %12s %12s %8d  (%s)\n",
 			       place_policy_name((place_policy)p), "-", "-", "-", "-", "-", 0, d.reason);
 			continue;
 		}
-		qsort(lat, (size_t)n, sizeof(double), cmp_double);
-		qsort(cpu, (size_t)n, sizeof(double), cmp_double);
-		printf("%-8s %10.1f %10.1f %10.1f %12.1f %12.1f %8d\n",
-		       place_policy_name((place_policy)p), pct(lat, n, 0.5), pct(lat, n, 0.99),
-		       lat[n - 1], pct(cpu, n, 0.5), pct(cpu, n, 0.99), placed);
+		print_row(place_policy_name((place_policy)p), lat, cpu, n, placed);
+	}
+	/* the refresh after a state change, on its own and inside a decision */
+	printf("per state change (%d changes: a 1..16-host heavy job starts or ends):\n", nref);
+	for (int mode = 0; mode < 2; mode++) {
+		place_decision d;
+		place_request r;
+		int placed = 0;
+
+		memset(&r, 0, sizeof(r));
+		r.exclusive = 1;
+		r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.2 };
+		rng = 4242;
+		for (int i = 0; i < nref; i++) {
+			double t0, w0;
+
+			change_state(s, place_cluster_nhosts(c), i);
+			r.job_id = (uint32_t)(200000 + i);
+			r.min_hosts = fixed > 0 ? fixed : req_sizes[rnd(8)];
+			t0 = cpu_us();
+			if (mode == 0) {
+				struct timespec ts;
+
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				w0 = (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+				if (place_engine_refresh(e, s, buf, sizeof(buf)) == 1)
+					placed++;
+				ref_cpu[i] = cpu_us() - t0;
+				clock_gettime(CLOCK_MONOTONIC, &ts);
+				ref_lat[i] = (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3 - w0;
+			} else {
+				if (place_decide(e, s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d) == 0)
+					placed++;
+				ref_cpu[i] = cpu_us() - t0;
+				ref_lat[i] = d.latency_us;
+			}
+		}
+		print_row(mode == 0 ? "refresh" : "gnn+refr", ref_lat, ref_cpu, nref, placed);
 	}
 	free(lat);
 	free(cpu);
+	free(ref_lat);
+	free(ref_cpu);
 	place_engine_free(e);
 	place_state_free(s);
 	place_cluster_free(c);

@@ -154,6 +154,9 @@ typedef struct place_decision {
 	place_choice alternatives[PLACE_MAX_ALTERNATIVES];
 	int ncandidates;
 	double latency_us;
+	double refresh_us;  /* (addition) part of latency_us spent bringing a
+			     * scorer up to date with a changed state; 0 when
+			     * place_engine_refresh() ran after the change */
 } place_decision;
 
 /* ---- engine --------------------------------------------------------------- */
@@ -176,6 +179,17 @@ typedef struct place_engine place_engine;
 /* Preallocates every buffer for the cluster's size. */
 place_engine *place_engine_new(const place_cluster *c, const place_config *cfg, topo_error *err);
 void place_engine_free(place_engine *e);
+
+/* Bring the scorers up to date with state s (the GNN's vertex features and
+ * embeddings, the model's idle-group counts): call it after the state
+ * changes (jobs started or ended, hosts down, telemetry), outside the
+ * decision path, so that place_decide() only generates and scores
+ * candidates. Does nothing when s is unchanged since the last refresh.
+ * place_decide() refreshes by itself when the state moved since (and
+ * reports that time in refresh_us). Allocates nothing. Returns 1 when a
+ * scorer was refreshed, 0 when all were current, -1 with reason (e.g. the
+ * GNN rejected the graph). */
+int place_engine_refresh(place_engine *e, const place_state *s, char *reason, size_t len);
 
 /* Decide where a request goes under `policy`, and what `baseline` would have
  * chosen (shadow mode; pass the same policy to skip). Fills `out` (whose host

@@ -184,15 +184,45 @@ static double now_us(void)
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-/* Run a scorer over all candidates, preparing it first on a new state. */
+/* Prepare one scorer for state s unless it already is. */
+static int prepare_slot(place_engine *e, scorer_slot *sl, const place_state *s, char *reason,
+			size_t len)
+{
+	if (!sl->set || !sl->s.prepare || (sl->state == s && sl->version == s->version))
+		return 0;
+	if (sl->s.prepare(sl->s.ctx, e->c, s, reason, len) < 0)
+		return -1;
+	sl->state = s;
+	sl->version = s->version;
+	return 1;
+}
+
+int place_engine_refresh(place_engine *e, const place_state *s, char *reason, size_t len)
+{
+	if (s->c != e->c) {
+		snprintf(reason, len, "the state belongs to another cluster than the engine");
+		return -1;
+	}
+	int a = prepare_slot(e, &e->slot[PLACE_POLICY_MODEL], s, reason, len), b;
+
+	if (a < 0)
+		return -1;
+	b = prepare_slot(e, &e->slot[PLACE_POLICY_GNN], s, reason, len);
+	return b < 0 ? -1 : (a || b);
+}
+
+/* Run a scorer over all candidates, preparing it first on a new state (the
+ * time that takes is added to *refresh_us). */
 static int run_scorer(place_engine *e, scorer_slot *sl, const place_state *s,
-		      const place_request *r, char *reason, size_t len)
+		      const place_request *r, double *refresh_us, char *reason, size_t len)
 {
 	if (sl->s.prepare && (sl->state != s || sl->version != s->version)) {
-		if (sl->s.prepare(sl->s.ctx, e->c, s, reason, len) < 0)
+		double t0 = now_us();
+		int rc = prepare_slot(e, sl, s, reason, len);
+
+		*refresh_us += now_us() - t0;
+		if (rc < 0)
 			return -1;
-		sl->state = s;
-		sl->version = s->version;
 	}
 	return sl->s.score(sl->s.ctx, e->c, s, r, e->cands.set, e->cands.n, reason, len);
 }
@@ -323,10 +353,10 @@ int place_decide(place_engine *e, const place_state *s, const place_request *r,
 	bsl = baseline == PLACE_POLICY_GNN || baseline == PLACE_POLICY_MODEL ? &e->slot[baseline]
 									     : sl;
 	if (baseline != policy && bsl != sl) {
-		if (bsl->set && run_scorer(e, bsl, s, r, why, sizeof(why)) == 0)
+		if (bsl->set && run_scorer(e, bsl, s, r, &out->refresh_us, why, sizeof(why)) == 0)
 			base = policy_pick(e, r, baseline, random_index, why, sizeof(why));
 	}
-	if (run_scorer(e, sl, s, r, out->reason, sizeof(out->reason)) < 0)
+	if (run_scorer(e, sl, s, r, &out->refresh_us, out->reason, sizeof(out->reason)) < 0)
 		return fail(out, t0);
 	chosen = policy_pick(e, r, policy, random_index, out->reason, sizeof(out->reason));
 	if (chosen < 0)

@@ -23,10 +23,25 @@ const char *const place_feature_set_names[PLACE_FEAT_SET] = {
 
 struct place_features {
 	const place_cluster *c;
-	int H, L, S, nv, ne;
-	int32_t *off, *nbr;
+	int H, L, S, nv, ne;       /* this state's graph: nv = T + L + S */
+	int max_nv, max_ne;        /* every host its own type */
+	int32_t *off, *nbr;        /* max_nv + 1, max_ne */
 	float *w;
 	int *spine_vid;            /* S graph vertex ids */
+	int32_t *spine_leaf_off;   /* static CSR: leaves below spine k */
+	int32_t *spine_leaves;
+	/* host types: hosts of one kind (same leaf vector, cable rates and
+	 * group) with equal features are one vertex */
+	int nkinds;
+	int *host_kind;            /* H */
+	int *kind_rep;             /* a host of each kind */
+	int *kind_head;            /* per kind: its first type this state, -1 */
+	int *type_next;            /* per type: the next type of its kind */
+	int *type_kind;            /* per type */
+	int T;                     /* types this state */
+	int32_t *host_vertex;      /* H: graph vertex of each host this state */
+	int *fill;                 /* max_nv scratch */
+	double top;                /* fastest cable, Gb/s */
 	int *leaf_idle, *leaf_hosts, *leaf_down, *group_idle;
 	double *leaf_load;         /* per leaf, this state */
 	int *stamp;                /* place_set_shape scratch */
@@ -84,73 +99,97 @@ static float leaf_spine_weight(const place_cluster *c, int l, double top)
 	return (float)(ns > 0 ? c->leaf_up_gbps[l] / ns / top : 1.0);
 }
 
-/* Count the CSR entries per vertex (pass 0) or fill them (pass 1). */
-static void csr_pass(place_features *f, const int *vid_spine, int pass, int *fill)
+/* Host kinds: hosts under the same leaves (one leaf vector class) with the
+ * same cable rates, in the same group, see exactly the same neighbourhood. */
+static int find_kinds(place_features *f)
 {
 	const place_cluster *c = f->c;
-	int H = f->H, R = c->nrails;
-	double top = fastest_cable(c);
+	int R = c->nrails, *class_head = malloc(((size_t)c->nclasses + 1) * sizeof(int));
+	int *kind_next = malloc(((size_t)f->H + 1) * sizeof(int));
 
-#define ENTRY(u, v, wt)                                                                   \
-	do {                                                                              \
-		if (pass == 0) {                                                          \
-			f->off[(u) + 1]++;                                                \
-		} else {                                                                  \
-			int at_ = f->off[u] + fill[u]++;                                  \
-			f->nbr[at_] = (v);                                                \
-			f->w[at_] = (wt);                                                 \
-		}                                                                         \
-	} while (0)
-	for (int h = 0; h < H; h++)
-		for (int r = 0; r < R; r++) {
-			int l = c->host_leaf[h * R + r];
-			float wt = (float)(c->host_gbps[h * R + r] / top);
+	if (!class_head || !kind_next) {
+		free(class_head);
+		free(kind_next);
+		return -1;
+	}
+	for (int k = 0; k < c->nclasses; k++)
+		class_head[k] = -1;
+	f->nkinds = 0;
+	for (int h = 0; h < f->H; h++) {
+		int cls = c->host_class[h], k = class_head[cls];
 
-			if (l < 0)
-				continue;
-			ENTRY(h, H + l, wt);
-			ENTRY(H + l, h, wt);
+		while (k >= 0 && (c->host_group[f->kind_rep[k]] != c->host_group[h] ||
+				  memcmp(c->host_gbps + (size_t)f->kind_rep[k] * R,
+					 c->host_gbps + (size_t)h * R, (size_t)R * sizeof(double))))
+			k = kind_next[k];
+		if (k < 0) {
+			k = f->nkinds++;
+			f->kind_rep[k] = h;
+			kind_next[k] = class_head[cls];
+			class_head[cls] = k;
 		}
-	for (int l = 0; l < f->L; l++)
-		for (int k = c->leaf_spine_off[l]; k < c->leaf_spine_off[l + 1]; k++) {
-			int sp = H + f->L + vid_spine[c->leaf_spines[k]];
-			float wt = leaf_spine_weight(c, l, top);
-
-			ENTRY(H + l, sp, wt);
-			ENTRY(sp, H + l, wt);
-		}
-#undef ENTRY
+		f->host_kind[h] = k;
+	}
+	free(class_head);
+	free(kind_next);
+	return 0;
 }
 
-static int build_graph(place_features *f)
+/* Spines (distinct vertices above the leaves) and the leaves below each. */
+static int build_spines(place_features *f)
 {
 	const place_cluster *c = f->c;
-	int *vid_spine = malloc(((size_t)c->nvertices + 1) * sizeof(int));
-	int *fill = NULL, rc = -1;
+	int *vid_spine = malloc(((size_t)c->nvertices + 1) * sizeof(int)), *fill = NULL, rc = -1;
+	int nls = c->leaf_spine_off[c->nleaves];
 
-	f->spine_vid = malloc(((size_t)c->leaf_spine_off[c->nleaves] + 1) * sizeof(int));
-	if (!vid_spine || !f->spine_vid)
+	f->spine_vid = malloc(((size_t)nls + 1) * sizeof(int));
+	f->spine_leaves = malloc(((size_t)nls + 1) * sizeof(int32_t));
+	if (!vid_spine || !f->spine_vid || !f->spine_leaves)
 		goto out;
 	find_spines(f, vid_spine);
-	f->nv = f->H + f->L + f->S;
-	f->off = calloc((size_t)f->nv + 1, sizeof(int32_t));
-	fill = calloc((size_t)f->nv + 1, sizeof(int));
-	if (!f->off || !fill)
+	f->spine_leaf_off = calloc((size_t)f->S + 1, sizeof(int32_t));
+	fill = calloc((size_t)f->S + 1, sizeof(int));
+	if (!f->spine_leaf_off || !fill)
 		goto out;
-	csr_pass(f, vid_spine, 0, NULL);
-	for (int v = 0; v < f->nv; v++)
-		f->off[v + 1] += f->off[v];
-	f->ne = f->off[f->nv];
-	f->nbr = malloc(((size_t)f->ne + 1) * sizeof(int32_t));
-	f->w = malloc(((size_t)f->ne + 1) * sizeof(float));
-	if (!f->nbr || !f->w)
-		goto out;
-	csr_pass(f, vid_spine, 1, fill);
+	for (int k = 0; k < nls; k++)
+		f->spine_leaf_off[vid_spine[c->leaf_spines[k]] + 1]++;
+	for (int k = 0; k < f->S; k++)
+		f->spine_leaf_off[k + 1] += f->spine_leaf_off[k];
+	for (int l = 0; l < f->L; l++)
+		for (int k = c->leaf_spine_off[l]; k < c->leaf_spine_off[l + 1]; k++) {
+			int sp = vid_spine[c->leaf_spines[k]];
+
+			f->spine_leaves[f->spine_leaf_off[sp] + fill[sp]++] = l;
+		}
 	rc = 0;
 out:
 	free(vid_spine);
 	free(fill);
 	return rc;
+}
+
+static int build_graph(place_features *f)
+{
+	const place_cluster *c = f->c;
+	size_t H = (size_t)f->H;
+
+	f->top = fastest_cable(c);
+	f->host_kind = malloc((H + 1) * sizeof(int));
+	f->kind_rep = malloc((H + 1) * sizeof(int));
+	f->kind_head = malloc((H + 1) * sizeof(int));
+	f->type_next = malloc((H + 1) * sizeof(int));
+	f->type_kind = malloc((H + 1) * sizeof(int));
+	f->host_vertex = calloc(H + 1, sizeof(int32_t));
+	if (!f->host_kind || !f->kind_rep || !f->kind_head || !f->type_next || !f->type_kind ||
+	    !f->host_vertex || find_kinds(f) || build_spines(f))
+		return -1;
+	f->max_nv = f->H + f->L + f->S;
+	f->max_ne = 2 * f->H * c->nrails + 2 * c->leaf_spine_off[c->nleaves];
+	f->off = calloc((size_t)f->max_nv + 1, sizeof(int32_t));
+	f->fill = calloc((size_t)f->max_nv + 1, sizeof(int));
+	f->nbr = malloc(((size_t)f->max_ne + 1) * sizeof(int32_t));
+	f->w = malloc(((size_t)f->max_ne + 1) * sizeof(float));
+	return f->off && f->fill && f->nbr && f->w ? 0 : -1;
 }
 
 /* Up-ports per leaf: its up-link capacity in host-cable lanes. */
@@ -278,6 +317,15 @@ void place_features_free(place_features *f)
 	free(f->nbr);
 	free(f->w);
 	free(f->spine_vid);
+	free(f->spine_leaf_off);
+	free(f->spine_leaves);
+	free(f->host_kind);
+	free(f->kind_rep);
+	free(f->kind_head);
+	free(f->type_next);
+	free(f->type_kind);
+	free(f->host_vertex);
+	free(f->fill);
 	free(f->leaf_idle);
 	free(f->leaf_hosts);
 	free(f->leaf_down);
@@ -293,6 +341,9 @@ void place_features_free(place_features *f)
 	free(f);
 }
 
+int place_features_max_vertices(const place_features *f) { return f->max_nv; }
+int place_features_max_edges(const place_features *f) { return f->max_ne; }
+const int32_t *place_features_host_vertex(const place_features *f) { return f->host_vertex; }
 int place_features_nvertices(const place_features *f) { return f->nv; }
 int place_features_nedges(const place_features *f) { return f->ne; }
 const int32_t *place_features_offsets(const place_features *f) { return f->off; }
@@ -330,7 +381,7 @@ static void count_state(place_features *f, const place_state *s)
 {
 	const place_cluster *c = f->c;
 	int R = c->nrails;
-	double top = fastest_cable(c);
+	double top = f->top;
 
 	memset(f->leaf_idle, 0, (size_t)f->L * sizeof(int));
 	memset(f->leaf_down, 0, (size_t)f->L * sizeof(int));
@@ -361,33 +412,139 @@ static float group_free(const place_features *f, int g)
 						 : 0;
 }
 
-void place_features_vertices(place_features *f, const place_state *s, float *out)
+/* Host h's feature row. */
+static void host_row(const place_features *f, const place_state *s, int h, float *x)
 {
 	const place_cluster *c = f->c;
-	int H = f->H, L = f->L, R = c->nrails;
+	int R = c->nrails;
 
-	count_state(f, s);
-	memset(out, 0, (size_t)f->nv * PLACE_FEAT_VERTEX * sizeof(float));
-	for (int h = 0; h < H; h++) {
-		float *x = out + (size_t)h * PLACE_FEAT_VERTEX;
+	memset(x, 0, PLACE_FEAT_VERTEX * sizeof(float));
+	x[0] = 1;
+	x[3] = host_free_share(s, h);
+	x[4] = s->flags[h] != 0;
+	for (int r = 0; r < R; r++) {
+		int l = c->host_leaf[h * R + r];
 
-		x[0] = 1;
-		x[3] = host_free_share(s, h);
-		x[4] = s->flags[h] != 0;
+		if (l < 0)
+			continue;
+		if ((float)f->leaf_load[l] > x[5])
+			x[5] = (float)f->leaf_load[l];
+		if ((float)s->leaf_util[l] > x[6])
+			x[6] = (float)s->leaf_util[l];
+	}
+	x[7] = group_free(f, c->host_group[h]);
+}
+
+/* Hosts -> types: the first host of each (kind, feature row) makes a new
+ * vertex (in host order, so the graph is deterministic); the others map
+ * to it. Writes the type rows to out[0..T). */
+static void assign_types(place_features *f, const place_state *s, float *out)
+{
+	float row[PLACE_FEAT_VERTEX];
+
+	for (int k = 0; k < f->nkinds; k++)
+		f->kind_head[k] = -1;
+	f->T = 0;
+	for (int h = 0; h < f->H; h++) {
+		int k = f->host_kind[h], t = f->kind_head[k];
+
+		host_row(f, s, h, row);
+		while (t >= 0 && memcmp(out + (size_t)t * PLACE_FEAT_VERTEX, row, sizeof(row)))
+			t = f->type_next[t];
+		if (t < 0) {
+			t = f->T++;
+			memcpy(out + (size_t)t * PLACE_FEAT_VERTEX, row, sizeof(row));
+			f->type_kind[t] = k;
+			f->type_next[t] = f->kind_head[k];
+			f->kind_head[k] = t;
+		}
+		f->host_vertex[h] = t;
+	}
+}
+
+/* The CSR of this state's types: type - leaf per rail of its kind, then
+ * leaf - spine (static); both directions; each leaf lists its types, then
+ * its spines. */
+static void build_csr(place_features *f)
+{
+	const place_cluster *c = f->c;
+	int R = c->nrails, T = f->T, L = f->L;
+
+	f->nv = T + L + f->S;
+	memset(f->off, 0, ((size_t)f->nv + 1) * sizeof(int32_t));
+	memset(f->fill, 0, (size_t)f->nv * sizeof(int));
+	for (int t = 0; t < T; t++)
 		for (int r = 0; r < R; r++) {
-			int l = c->host_leaf[h * R + r];
+			int l = c->host_leaf[f->kind_rep[f->type_kind[t]] * R + r];
 
 			if (l < 0)
 				continue;
-			if ((float)f->leaf_load[l] > x[5])
-				x[5] = (float)f->leaf_load[l];
-			if ((float)s->leaf_util[l] > x[6])
-				x[6] = (float)s->leaf_util[l];
+			f->off[t + 1]++;
+			f->off[T + l + 1]++;
 		}
-		x[7] = group_free(f, c->host_group[h]);
+	for (int l = 0; l < L; l++)
+		f->off[T + l + 1] += c->leaf_spine_off[l + 1] - c->leaf_spine_off[l];
+	for (int k = 0; k < f->S; k++)
+		f->off[T + L + k + 1] = f->spine_leaf_off[k + 1] - f->spine_leaf_off[k];
+	for (int v = 0; v < f->nv; v++)
+		f->off[v + 1] += f->off[v];
+	f->ne = f->off[f->nv];
+#define ENTRY(u, v, wt)                                    \
+	do {                                               \
+		int at_ = f->off[u] + f->fill[u]++;        \
+		f->nbr[at_] = (v);                         \
+		f->w[at_] = (wt);                          \
+	} while (0)
+	for (int t = 0; t < T; t++) {
+		int h = f->kind_rep[f->type_kind[t]];
+
+		for (int r = 0; r < R; r++) {
+			int l = c->host_leaf[h * R + r];
+			float wt = (float)(c->host_gbps[h * R + r] / f->top);
+
+			if (l < 0)
+				continue;
+			ENTRY(t, T + l, wt);
+			ENTRY(T + l, t, wt);
+		}
 	}
+	for (int k = 0; k < f->S; k++)
+		for (int i = f->spine_leaf_off[k]; i < f->spine_leaf_off[k + 1]; i++) {
+			int l = f->spine_leaves[i];
+			float wt = leaf_spine_weight(c, l, f->top);
+
+			ENTRY(T + l, T + L + k, wt);
+			ENTRY(T + L + k, T + l, wt);
+		}
+#undef ENTRY
+}
+
+/* This state's counts, and the analytic model's, once per state version. */
+static void prepare_state(place_features *f, const place_state *s)
+{
+	char why[8];
+
+	if (f->prepared == s && f->prepared_version == s->version)
+		return;
+	f->model_scorer.prepare(f->model_scorer.ctx, f->c, s, why, sizeof(why));
+	count_state(f, s);
+	f->prepared = s;
+	f->prepared_version = s->version;
+}
+
+void place_features_vertices(place_features *f, const place_state *s, float *out)
+{
+	const place_cluster *c = f->c;
+	int T, L = f->L;
+
+	prepare_state(f, s);
+	assign_types(f, s, out);
+	build_csr(f);
+	T = f->T;
+	memset(out + (size_t)T * PLACE_FEAT_VERTEX, 0,
+	       (size_t)(f->nv - T) * PLACE_FEAT_VERTEX * sizeof(float));
 	for (int l = 0; l < L; l++) {
-		float *x = out + (size_t)(H + l) * PLACE_FEAT_VERTEX;
+		float *x = out + (size_t)(T + l) * PLACE_FEAT_VERTEX;
 		int n = f->leaf_hosts[l];
 
 		x[1] = 1;
@@ -398,7 +555,7 @@ void place_features_vertices(place_features *f, const place_state *s, float *out
 		x[7] = group_free(f, c->leaf_group[l]);
 	}
 	/* a spine: the mean of the leaves below it */
-	for (int v = H + L; v < f->nv; v++) {
+	for (int v = T + L; v < f->nv; v++) {
 		float *x = out + (size_t)v * PLACE_FEAT_VERTEX;
 		int deg = f->off[v + 1] - f->off[v];
 
@@ -453,12 +610,7 @@ void place_features_sets(place_features *f, const place_state *s, const place_re
 	const place_cluster *c = f->c;
 	char why[8];
 
-	if (f->prepared != s || f->prepared_version != s->version) {
-		f->model_scorer.prepare(f->model_scorer.ctx, c, s, why, sizeof(why));
-		count_state(f, s);
-		f->prepared = s;
-		f->prepared_version = s->version;
-	}
+	prepare_state(f, s);
 	f->model_scorer.score(f->model_scorer.ctx, c, s, r, cands, n, why, sizeof(why));
 	for (int i = 0; i < n; i++) {
 		const place_candidate *k = &cands[i];

@@ -6,12 +6,21 @@
  *     features) and every decision (set features);
  *   - the simulator's training samples (sim.c, --emit-training).
  *
- * The graph: vertices are the hosts (ids 0..H-1, the engine's host indices,
- * so a candidate's host list is its vertex set), then the leaf switches
- * (H..H+L-1), then the switches above them (spines, H+L..). Edges follow the
- * fabric: host - leaf (one per rail), leaf - spine, both directions. An
- * entry's weight is its cable's share of the fastest cable in the fabric
- * (a leaf-spine entry: the leaf's up-link capacity / its spines / fastest),
+ * The graph of a state: vertices are host TYPES (ids 0..T-1), then the leaf
+ * switches (T..T+L-1), then the switches above them (spines, T+L..). A
+ * type stands for all hosts of one kind (same leaves, cable rates and
+ * group) whose features are equal in this state, e.g. "idle hosts of
+ * group 3" or "busy hosts of group 3": those hosts would get identical
+ * embeddings anyway, so they are one vertex, and a candidate's vertex set
+ * is its hosts mapped through place_features_host_vertex() (a type listed
+ * once per host, so the readout's mean and max are the per-host ones).
+ * Typically T is a few per group instead of one per host, which makes the
+ * embedding refresh several times cheaper on large clusters; a leaf's
+ * message-passing mean is over the kinds of hosts below it (their counts
+ * are its own free_share / down_share features). Edges follow the fabric:
+ * type - leaf (one per rail), leaf - spine, both directions. An entry's
+ * weight is its cable's share of the fastest cable in the fabric (a
+ * leaf-spine entry: the leaf's up-link capacity / its spines / fastest),
  * so the static capacity structure is visible to message passing.
  *
  * Feature names are the contract with the model file: a model whose
@@ -42,15 +51,23 @@ place_features *place_features_new(const place_cluster *c, double frag_weight,
 				   double hop_latency_us);
 void place_features_free(place_features *f);
 
-/* The graph in CSR: vertex count, entry count, offsets (nvertices + 1),
- * neighbours and weights (nedges each). Static for the cluster. */
+/* Upper bounds of the graph's size over all states (every host its own
+ * type), for sizing buffers once. */
+int place_features_max_vertices(const place_features *f);
+int place_features_max_edges(const place_features *f);
+
+/* The graph in CSR of the state of the last place_features_vertices()
+ * call: vertex count, entry count, offsets (nvertices + 1), neighbours and
+ * weights (nedges each); and the vertex of each host (nhosts entries). */
 int place_features_nvertices(const place_features *f);
 int place_features_nedges(const place_features *f);
 const int32_t *place_features_offsets(const place_features *f);
 const int32_t *place_features_neighbours(const place_features *f);
 const float *place_features_weights(const place_features *f);
+const int32_t *place_features_host_vertex(const place_features *f);
 
-/* Vertex features of state s into out (nvertices x PLACE_FEAT_VERTEX).
+/* The graph of state s (see above) and its vertex features into out
+ * (room for max_vertices x PLACE_FEAT_VERTEX; nvertices rows written).
  * Allocates nothing. */
 void place_features_vertices(place_features *f, const place_state *s, float *out);
 

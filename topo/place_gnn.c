@@ -87,9 +87,9 @@ place_gnn *place_gnn_new(const place_cluster *c, const char *model_path, int max
 	g->feat = place_features_new(c, frag_weight, hop_latency_us);
 	if (!g->feat)
 		goto oom;
-	nv = (size_t)place_features_nvertices(g->feat);
+	nv = (size_t)place_features_max_vertices(g->feat);
 	dim = gnn_model_embed_dim(g->model);
-	g->ctx = gnn_ctx_create(g->model, nv, (size_t)place_features_nedges(g->feat),
+	g->ctx = gnn_ctx_create(g->model, nv, (size_t)place_features_max_edges(g->feat),
 				(size_t)g->max_sets, &ge);
 	if (!g->ctx) {
 		topo_error_set(err, model_path, 0, "%s", ge.text);
@@ -145,6 +145,7 @@ static int gnn_score(void *ctx, const place_cluster *c, const place_state *s,
 	place_gnn *g = ctx;
 	gnn_sets sets;
 	int32_t at = 0;
+	const int32_t *vertex = place_features_host_vertex(g->feat);
 
 	(void)c;
 	if (!g->ready) {
@@ -160,7 +161,7 @@ static int gnn_score(void *ctx, const place_cluster *c, const place_state *s,
 	for (int i = 0; i < n; i++) {
 		g->set_off[i] = at;
 		for (int k = 0; k < cands[i].nhosts; k++)
-			g->members[at++] = cands[i].hosts[k];
+			g->members[at++] = vertex[cands[i].hosts[k]];
 	}
 	g->set_off[n] = at;
 	sets.n_sets = (size_t)n;

@@ -54,6 +54,8 @@ typedef struct sim {
 	double frag_int, busy_gpu_s;
 	double *lat;
 	long nlat, failed;
+	double *ref;    /* place_engine_refresh times, when it refreshed */
+	long nref;
 	double *rates;
 	sim_flows **flp;
 	int *rank;      /* scratch: running jobs by expected end */
@@ -271,6 +273,17 @@ static int try_start(sim *s, int qi, topo_error *err)
 	int rc;
 
 	build_request(s, idx, &r);
+	/* the scorers follow the state once per change, before the decision
+	 * (a scheduler would do this when it learns of the change) */
+	t0 = now_us();
+	rc = place_engine_refresh(s->eng, s->st, d.reason, sizeof(d.reason));
+	t1 = now_us();
+	if (rc < 0) {
+		topo_error_set(err, "", 0, "refreshing the scorers: %s", d.reason);
+		return -1;
+	}
+	if (rc == 1 && !s->is_fork && s->nref < 2L * s->nj + 2)
+		s->ref[s->nref++] = t1 - t0;
 	t0 = now_us();
 	rc = place_decide(s->eng, s->st, &r, s->cfg->policy, s->cfg->policy, &d);
 	t1 = now_us();
@@ -473,6 +486,7 @@ static void sim_free(sim *s)
 	free(s->group_busy);
 	free(s->group_size);
 	free(s->lat);
+	free(s->ref);
 	free(s->rates);
 	free(s->flp);
 	free(s->rank);
@@ -602,6 +616,9 @@ static int collect(sim *s, topo_sim_metrics *m)
 	m->failed_decisions = s->failed;
 	m->decision_p50_us = quantile(s->lat, s->nlat, 0.50);
 	m->decision_p99_us = quantile(s->lat, s->nlat, 0.99);
+	m->refresh_p50_us = quantile(s->ref, s->nref, 0.50);
+	m->refresh_p99_us = quantile(s->ref, s->nref, 0.99);
+	m->refreshes = s->nref;
 	free(wait);
 	free(slow);
 	return 0;
@@ -763,7 +780,8 @@ static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen
 		ss->sets[c] = malloc((size_t)cand[c].nhosts * sizeof(int));
 		if (!ss->sets[c])
 			goto oom_ss;
-		memcpy(ss->sets[c], cand[c].hosts, (size_t)cand[c].nhosts * sizeof(int));
+		for (int k = 0; k < cand[c].nhosts; k++) /* hosts -> their graph vertices */
+			ss->sets[c][k] = place_features_host_vertex(s->feat)[cand[c].hosts[k]];
 		ss->set_len[c] = cand[c].nhosts;
 		/* higher is better: minus the measured cost */
 		ss->targets[c] = (float)-((slow[c] - 1.0) +
@@ -789,20 +807,26 @@ oom_owned:
  * graph and the vertex features of the engine's state at this moment. */
 static int state_graph(const sim *s, sim_sample_set *ss)
 {
-	int nv = place_features_nvertices(s->feat), ne = place_features_nedges(s->feat);
+	int nv, ne;
 
+	ss->features = malloc(((size_t)place_features_max_vertices(s->feat) * PLACE_FEAT_VERTEX +
+			       1) * sizeof(float));
+	if (!ss->features)
+		return -1;
+	/* builds this state's graph (host types, see place_features.h) */
+	place_features_vertices(s->feat, s->st, ss->features);
+	nv = place_features_nvertices(s->feat);
+	ne = place_features_nedges(s->feat);
 	ss->nvertices = nv;
 	ss->nentries = ne;
 	ss->offsets = malloc(((size_t)nv + 1) * sizeof(int32_t));
 	ss->neighbours = malloc(((size_t)ne + 1) * sizeof(int32_t));
 	ss->weights = malloc(((size_t)ne + 1) * sizeof(float));
-	ss->features = malloc(((size_t)nv * PLACE_FEAT_VERTEX + 1) * sizeof(float));
-	if (!ss->offsets || !ss->neighbours || !ss->weights || !ss->features)
+	if (!ss->offsets || !ss->neighbours || !ss->weights)
 		return -1;
 	memcpy(ss->offsets, place_features_offsets(s->feat), ((size_t)nv + 1) * sizeof(int32_t));
 	memcpy(ss->neighbours, place_features_neighbours(s->feat), (size_t)ne * sizeof(int32_t));
 	memcpy(ss->weights, place_features_weights(s->feat), (size_t)ne * sizeof(float));
-	place_features_vertices(s->feat, s->st, ss->features);
 	return 0;
 }
 
@@ -838,7 +862,8 @@ int topo_sim_run(const place_cluster *c, const topo_trace *trace, const topo_sim
 		topo_error_set(err, "", 0, "out of memory building the training features");
 		goto out;
 	}
-	if (sim_alloc(&s) || !(s.lat = calloc((size_t)s.nj + 1, sizeof(double)))) {
+	if (sim_alloc(&s) || !(s.lat = calloc((size_t)s.nj + 1, sizeof(double))) ||
+	    !(s.ref = calloc(2 * (size_t)s.nj + 2, sizeof(double)))) {
 		topo_error_set(err, "", 0, "out of memory setting up the simulation");
 		goto out;
 	}

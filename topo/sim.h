@@ -63,7 +63,9 @@ typedef struct topo_sim_metrics {
 	double makespan_s;
 	double utilization;     /* GPU-seconds used / (GPUs x makespan) */
 	double fragmentation;   /* time mean of the idle hosts' share outside wholly idle groups */
-	double decision_p50_us, decision_p99_us;
+	double decision_p50_us, decision_p99_us; /* place_decide: candidates + scoring */
+	double refresh_p50_us, refresh_p99_us;   /* place_engine_refresh per state change */
+	long refreshes;
 	long decisions;         /* successful place_decide calls */
 	long failed_decisions;  /* calls that found no placement (job stays queued) */
 } topo_sim_metrics;

@@ -30,6 +30,7 @@ static const column cols[] = {
 	COL("frag", 6, 3, 1, fragmentation),
 	COL("dec_p50us", 9, 1, 1, decision_p50_us),
 	COL("dec_p99us", 9, 1, 1, decision_p99_us),
+	COL("ref_p99us", 9, 1, 1, refresh_p99_us),
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
