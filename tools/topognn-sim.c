@@ -141,7 +141,7 @@ static void progress(void *ctx, int done, int total)
 
 static json_t *metrics_json(const topo_sim_metrics *m)
 {
-	return json_pack("{s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I}",
+	return json_pack("{s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I}",
 			 "jobs", m->jobs, "started", m->started, "dropped", m->dropped,
 			 "heavy_jobs", m->heavy_jobs, "total_bytes_heavy", m->total_bytes_heavy,
 			 "cross_leaf_bytes_heavy", m->cross_leaf_bytes_heavy,
@@ -153,6 +153,7 @@ static json_t *metrics_json(const topo_sim_metrics *m)
 			 "p95_wait_s", m->p95_wait_s, "makespan_s", m->makespan_s,
 			 "utilization", m->utilization, "fragmentation", m->fragmentation,
 			 "decision_p50_us", m->decision_p50_us, "decision_p99_us", m->decision_p99_us,
+			 "refresh_p99_us", m->refresh_p99_us,
 			 "failed_decision_share", m->decisions + m->failed_decisions > 0 ?
 				 (double)m->failed_decisions / (double)(m->decisions + m->failed_decisions) : 0.0,
 			 "decisions", (json_int_t)m->decisions, "failed_decisions",
