@@ -185,6 +185,34 @@ static void test_engine_model_path(void **state)
 	fx_free(&f);
 }
 
+/* place_engine_refresh brings the scorers up to date once per state version;
+ * a decision after it then reports no refresh time of its own. */
+static void test_explicit_refresh(void **state)
+{
+	fx f;
+	topo_error err;
+	place_config cfg;
+	place_engine *e;
+	place_request r;
+	place_decision d;
+	char why[128];
+
+	(void)state;
+	fx_new(&f);
+	congest(&f);
+	place_config_init(&cfg);
+	cfg.model_path = MODEL;
+	e = place_engine_new(f.c, &cfg, &err);
+	assert_non_null(e);
+	assert_int_equal(place_engine_refresh(e, f.s, why, sizeof(why)), 1);
+	assert_int_equal(place_engine_refresh(e, f.s, why, sizeof(why)), 0);
+	request(&r, 4);
+	assert_int_equal(place_decide(e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_GNN, &d), 0);
+	assert_true(d.refresh_us == 0.0);
+	place_engine_free(e);
+	fx_free(&f);
+}
+
 static char *slurp(const char *path)
 {
 	FILE *fp = fopen(path, "rb");
@@ -233,6 +261,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ranks_one_group_above_spread),
 		cmocka_unit_test(test_refresh_once_per_state_version),
+		cmocka_unit_test(test_explicit_refresh),
 		cmocka_unit_test(test_engine_model_path),
 		cmocka_unit_test(test_feature_mismatch_refused),
 	};
