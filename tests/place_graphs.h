@@ -32,7 +32,7 @@ static int pg_switch(topo_graph *g, const char *name, topo_level level)
 	return v;
 }
 
-static topo_graph *rail_graph(int groups)
+static __attribute__((unused)) topo_graph *rail_graph(int groups)
 {
 	topo_graph *g = topo_graph_new();
 	int spine[2];
@@ -72,7 +72,7 @@ static topo_graph *rail_graph(int groups)
 	return g;
 }
 
-static topo_graph *direct_graph(int with_groups)
+static __attribute__((unused)) topo_graph *direct_graph(int with_groups)
 {
 	topo_graph *g = topo_graph_new();
 	const char *leaves[4] = { "A1", "A2", "B1", "B2" };

@@ -569,7 +569,12 @@ static void test_no_allocation(void **st)
 	int bg[] = { 6, 7, 12, 13 };
 
 	fx_open(&f, rail_graph(4), 1);
+	/* the counter works: adding a job allocates */
+	allocations = 0;
+	counting = 1;
 	busy(&f, 9, bg, 4, PLACE_COMM_HEAVY);
+	counting = 0;
+	assert_true(allocations > 0);
 	allocations = 0;
 	counting = 1;
 	for (int p = 0; p < PLACE_POLICY_COUNT; p++) {

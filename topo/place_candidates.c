@@ -90,12 +90,7 @@ static const char *unusable_why(const place_state *s, const place_request *r, in
 
 static int count_leaf_once(const place_cluster *c, int h, int r)
 {
-	int l = c->host_leaf[h * c->nrails + r];
-
-	for (int q = 0; q < r; q++)
-		if (c->host_leaf[h * c->nrails + q] == l)
-			return -1;
-	return l;
+	return c->host_leaf_first[h * c->nrails + r] ? c->host_leaf[h * c->nrails + r] : -1;
 }
 
 int place_cands_prepare(place_cands *k, const place_cluster *c, const place_state *s,
@@ -294,12 +289,27 @@ static int required_scope_group(const builder *b)
 	return g;
 }
 
-static void sort_by_free(int *order, int n, const int *free_cnt, int *key_tmp)
+/* Keep in order[0..k) the `k` items with the fewest free hosts (ties by
+ * index), ascending, from the n candidates given in order[0..n) (ascending
+ * index). Insertion into a short sorted prefix: O(n k), no full sort.
+ * Returns the number kept. */
+static int tightest(int *order, int n, int k, const int *free_cnt)
 {
-	/* tightest fit first: key = free count, ties by index */
-	for (int i = 0; i < n; i++)
-		key_tmp[order[i]] = free_cnt[order[i]];
-	place_sort_by_key(order, n, key_tmp);
+	int kept = 0;
+
+	for (int i = 0; i < n; i++) {
+		int v = order[i], j;
+
+		if (kept == k && free_cnt[v] >= free_cnt[order[kept - 1]])
+			continue;
+		j = kept < k ? kept++ : kept - 1;
+		while (j > 0 && free_cnt[order[j - 1]] > free_cnt[v]) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = v;
+	}
+	return kept;
 }
 
 static void gen_group_fit(builder *b, int budget)
@@ -313,7 +323,7 @@ static void gen_group_fit(builder *b, int budget)
 	for (int g = 0; g < c->ngroups; g++)
 		if (k->group_free[g] >= k->target && (rg < 0 || g == rg))
 			k->group_order[n++] = g;
-	sort_by_free(k->group_order, n, k->group_free, k->tmp);
+	n = tightest(k->group_order, n, budget, k->group_free);
 	for (int i = 0; i < n && budget > 0 && k->n < k->cap - 1; i++) {
 		b_start(b);
 		b_take_required(b);
@@ -345,7 +355,7 @@ static void gen_leaf_fit(builder *b, int budget)
 		if (ok)
 			k->leaf_order[n++] = l;
 	}
-	sort_by_free(k->leaf_order, n, k->leaf_free, k->tmp);
+	n = tightest(k->leaf_order, n, budget, k->leaf_free);
 	for (int i = 0; i < n && budget > 0 && k->n < k->cap - 1; i++) {
 		int l = k->leaf_order[i], g = c->leaf_group[l];
 		int first = g >= 0 ? c->group_first[g] : 0;
@@ -361,13 +371,16 @@ static void gen_leaf_fit(builder *b, int budget)
 	}
 }
 
-/* One cover: whole groups, most free first; the remainder goes to the
- * `variant`-th tightest group it fits in. Returns 0 when no such variant. */
-static int cover_one(builder *b, int variant, uint8_t *gused)
+/* Covers with the fewest groups: the groups of required hosts, then whole
+ * groups with the most free hosts until the remainder fits in one group;
+ * variant v puts the remainder in the v-th tightest group it fits in. The
+ * whole-group part is the same for every variant, so it is built once. */
+static void gen_cover(builder *b, int budget, uint8_t *gused)
 {
 	place_cands *k = b->k;
 	const place_cluster *c = b->c;
-	int varied = 0;
+	int base_n, fit = 0, rem;
+	int *base = k->tmp; /* the shared part, host indices */
 
 	memset(gused, 0, (size_t)c->ngroups);
 	b_start(b);
@@ -380,9 +393,13 @@ static int cover_one(builder *b, int variant, uint8_t *gused)
 			b_take_group(b, g);
 		}
 	}
-	while (b->cur->nhosts < k->target) {
-		int rem = k->target - b->cur->nhosts, fit = 0, big = -1, pick = -1;
+	for (;;) {
+		int big = -1;
 
+		rem = k->target - b->cur->nhosts;
+		fit = 0;
+		if (rem <= 0)
+			break;
 		for (int g = 0; g < c->ngroups; g++) {
 			if (gused[g] || !k->group_free[g])
 				continue;
@@ -391,43 +408,27 @@ static int cover_one(builder *b, int variant, uint8_t *gused)
 			if (big < 0 || k->group_free[g] > k->group_free[big])
 				big = g;
 		}
-		if (fit) {
-			sort_by_free(k->group_order, fit, k->group_free, k->tmp);
-			if (variant >= fit) {
-				for (int i = 0; i < b->cur->nhosts; i++)
-					k->taken[b->cur->hosts[i]] = 0;
-				return 0;
-			}
-			pick = k->group_order[variant];
-			varied = 1;
-		} else {
-			pick = big;
-		}
-		if (pick < 0)
+		if (fit || big < 0)
 			break;
-		gused[pick] = 1;
-		b_take_group(b, pick);
-		if (fit)
-			break;
+		gused[big] = 1;
+		b_take_group(b, big);
 	}
-	if (variant > 0 && !varied) {
-		/* variants differ only in the remainder's group: none here */
-		for (int i = 0; i < b->cur->nhosts; i++)
-			k->taken[b->cur->hosts[i]] = 0;
-		return 0;
+	base_n = b->cur->nhosts;
+	memcpy(base, b->cur->hosts, (size_t)base_n * sizeof(int));
+	if (rem <= 0 || !fit) {
+		b_finish(b, "cover");
+		return;
 	}
-	return 1;
-}
-
-static void gen_cover(builder *b, int budget, uint8_t *gused)
-{
-	place_cands *k = b->k;
-
-	for (int v = 0; budget > 0 && k->n < k->cap - 1; v++) {
+	for (int i = 0; i < base_n; i++)
+		k->taken[base[i]] = 0;
+	fit = tightest(k->group_order, fit, budget, k->group_free);
+	for (int v = 0; v < fit && budget > 0 && k->n < k->cap - 1; v++) {
 		int before = k->n;
 
-		if (!cover_one(b, v, gused))
-			break;
+		b_start(b);
+		for (int i = 0; i < base_n; i++)
+			b_take(b, base[i]);
+		b_take_group(b, k->group_order[v]);
 		if (b_finish(b, "cover") == before)
 			budget--;
 	}

@@ -153,6 +153,7 @@ void place_cluster_free(place_cluster *c)
 	free(c->host_group);
 	free(c->host_leaf);
 	free(c->host_gbps);
+	free(c->host_leaf_first);
 	free(c->host_gpus);
 	free(c->host_class);
 	free(c->class_host);
@@ -359,6 +360,14 @@ static int build_derived(place_cluster *c, topo_error *err)
 	const topo_graph *g = c->g;
 	int N = c->nhosts, R = c->nrails;
 
+	for (int h = 0; h < N; h++)
+		for (int r = 0; r < R; r++) {
+			int l = c->host_leaf[h * R + r], first = l >= 0;
+
+			for (int q = 0; q < r && first; q++)
+				first = c->host_leaf[h * R + q] != l;
+			c->host_leaf_first[h * R + r] = (uint8_t)first;
+		}
 	for (int l = 0; l < c->nleaves; l++)
 		c->leaf_group[l] = -2;
 	for (int h = 0; h < N; h++)
@@ -492,9 +501,10 @@ place_cluster *place_cluster_new(const topo_graph *g, topo_error *err)
 	c->host_leaf = malloc(N * (size_t)c->nrails * sizeof(int));
 	c->host_gbps = calloc(N * (size_t)c->nrails, sizeof(double));
 	c->host_gpus = calloc(N, sizeof(int));
+	c->host_leaf_first = calloc(N * (size_t)c->nrails, 1);
 	c->host_class = calloc(N, sizeof(int));
 	if (!c->host_vid || !c->host_name || !c->host_group || !c->host_leaf || !c->host_gbps ||
-	    !c->host_gpus || !c->host_class)
+	    !c->host_leaf_first || !c->host_gpus || !c->host_class)
 		goto oom;
 	for (size_t i = 0; i < N * (size_t)c->nrails; i++)
 		c->host_leaf[i] = -1;
@@ -602,24 +612,4 @@ int place_cluster_hops(const place_cluster *c, int a, int b)
 	if (a < 0 || b < 0 || a >= c->nhosts || b >= c->nhosts)
 		return -1;
 	return host_hops(c, a, b);
-}
-
-double place_cluster_res_gbps(const place_cluster *c, int res)
-{
-	int hr = c->nhosts * c->nrails;
-
-	if (res < hr)
-		return c->host_gbps[res];
-	if (res < 2 * hr)
-		return c->host_gbps[res - hr];
-	res -= 2 * hr;
-	if (res < c->nleaves)
-		return c->leaf_up_gbps[res];
-	res -= c->nleaves;
-	if (res < c->nleaves)
-		return c->leaf_up_gbps[res];
-	res -= c->nleaves;
-	if (res < c->ngroups)
-		return c->group_up_gbps[res];
-	return c->group_up_gbps[res - c->ngroups];
 }

@@ -155,6 +155,14 @@ int place_engine_set_scorer(place_engine *e, place_policy policy, const place_sc
 	return 0;
 }
 
+const char *place_engine_scorer_name(const place_engine *e, place_policy policy)
+{
+	const scorer_slot *sl = &e->slot[policy == PLACE_POLICY_GNN ? PLACE_POLICY_GNN
+								     : PLACE_POLICY_MODEL];
+
+	return sl->set ? sl->s.name : NULL;
+}
+
 static double now_us(void)
 {
 	struct timespec ts;

@@ -29,6 +29,7 @@ struct place_cluster {
 	int *host_group;
 	int *host_leaf;        /* nhosts * nrails: leaf index per rail, -1 none */
 	double *host_gbps;     /* nhosts * nrails: host cable rate */
+	uint8_t *host_leaf_first; /* nhosts * nrails: first rail on that leaf */
 	int *host_gpus;        /* GPU parts found in the graph */
 	int *host_class;       /* hosts with identical leaf vectors share a class */
 	int nclasses;
@@ -79,7 +80,20 @@ static inline int place_res_group_down(const place_cluster *c, int g)
 }
 
 /* Capacity in Gb/s of resource `res` (before telemetry). */
-double place_cluster_res_gbps(const place_cluster *c, int res);
+static inline double place_cluster_res_gbps(const place_cluster *c, int res)
+{
+	int hr = c->nhosts * c->nrails;
+
+	if (res < hr)
+		return c->host_gbps[res];
+	if (res < 2 * hr)
+		return c->host_gbps[res - hr];
+	res -= 2 * hr;
+	if (res < 2 * c->nleaves)
+		return c->leaf_up_gbps[res % c->nleaves];
+	res -= 2 * c->nleaves;
+	return c->group_up_gbps[res % c->ngroups];
+}
 
 /* Do leaves a and b share a spine? */
 int place_cluster_leaves_share_spine(const place_cluster *c, int a, int b);

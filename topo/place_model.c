@@ -251,7 +251,8 @@ static void comm_time(place_model *m, const place_cluster *c, const place_state 
 	if (min_share <= 0 || min_cable <= 0)
 		return;
 	for (int i = 0; i < n; i++) {
-		int hd = place_cluster_hops(c, hosts[i], hosts[(i + 1) % n]);
+		int a = hosts[i], b = hosts[(i + 1) % n];
+		int hd = c->host_class[a] == c->host_class[b] ? 2 : place_cluster_hops(c, a, b);
 
 		if (hd > hops)
 			hops = hd;

@@ -43,4 +43,8 @@ typedef struct place_scorer {
  * random pick their hosts themselves; they are still costed by `model`). */
 int place_engine_set_scorer(place_engine *e, place_policy policy, const place_scorer *scorer);
 
+/* Name of the scorer that costs candidates under `policy` ("model", the
+ * installed GNN scorer's name, or NULL for gnn without a model). */
+const char *place_engine_scorer_name(const place_engine *e, place_policy policy);
+
 #endif

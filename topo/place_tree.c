@@ -7,9 +7,9 @@
  * The tree: on a rail-optimized fabric (hosts with several rails) one
  * pseudo-switch per group (scalable unit) holding its hosts; otherwise one
  * switch per leaf holding the hosts cabled to it. Above them, one level-1
- * switch per set of leaves joined through spines (normally one, the root).
- * Distances are Slurm's switch hop counts: 0 same, 1 to the parent, 2 to a
- * sibling, unreachable across components.
+ * switch per set of leaves joined through spines, and, when a core level
+ * joins several such sets, one level-2 switch above those. Distances are
+ * Slurm's switch hop counts through the lowest common ancestor.
  *
  * Mirrored: top-switch choice (highest level with enough nodes, later switch
  * on ties), required nodes first and the rest of their leaf switches, then
@@ -96,6 +96,67 @@ static void join_components(place_tree *t, const place_cluster *c, int by_group)
 	free(spine_owner);
 }
 
+/* A level-2 switch above the level-1 switches (or parentless level-0
+ * switches) that the fabric joins further up (a core level), so that, as in
+ * the topology.conf of a three-level fabric, one switch spans them all. */
+static int add_top_level(place_tree *t, const place_cluster *c, int by_group)
+{
+	const topo_graph *g = c->g;
+	int *uf = malloc(((size_t)c->nvertices + 1) * sizeof(int));
+	int *top_of = NULL, nbase = t->nsw;
+
+	if (!uf)
+		return -1;
+	for (int v = 0; v < c->nvertices; v++)
+		uf[v] = v;
+	for (size_t e = 0; e < topo_graph_nedges(g); e++) {
+		const topo_edge *ed = topo_graph_edge(g, (int)e);
+
+		if (ed->kind == TOPO_E_FABRIC && ed->state != TOPO_LINK_DOWN &&
+		    topo_graph_vertex(g, ed->a)->kind == TOPO_V_SWITCH &&
+		    topo_graph_vertex(g, ed->b)->kind == TOPO_V_SWITCH)
+			uf[uf_find(uf, ed->a)] = uf_find(uf, ed->b);
+	}
+	top_of = malloc(((size_t)c->nvertices + 1) * sizeof(int));
+	if (!top_of) {
+		free(uf);
+		return -1;
+	}
+	for (int v = 0; v < c->nvertices; v++)
+		top_of[v] = -1;
+	/* count, per fabric component, the topmost switches so far */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int l = 0; l < c->nleaves; l++) {
+			int sw = by_group ? c->leaf_group[l] : l, fc, up;
+
+			if (sw < 0)
+				continue;
+			up = t->parent[sw] >= 0 ? t->parent[sw] : sw;
+			if (t->parent[up] >= 0 && t->parent[up] != up)
+				continue;
+			fc = uf_find(uf, c->leaf_vid[l]);
+			if (pass == 0) {
+				/* -1 none, -2 - x: one switch x so far, >= 0: several */
+				if (top_of[fc] == -1)
+					top_of[fc] = -2 - up;
+				else if (top_of[fc] <= -2 && top_of[fc] != -2 - up)
+					top_of[fc] = 0;
+			} else if (top_of[fc] >= 0) {
+				if (top_of[fc] == 0 || top_of[fc] < nbase) {
+					top_of[fc] = t->nsw;
+					t->level[t->nsw] = 2;
+					t->parent[t->nsw] = -1;
+					t->nsw++;
+				}
+				t->parent[up] = top_of[fc];
+			}
+		}
+	}
+	free(uf);
+	free(top_of);
+	return 0;
+}
+
 place_tree *place_tree_new(const place_cluster *c)
 {
 	place_tree *t = calloc(1, sizeof(*t));
@@ -108,12 +169,12 @@ place_tree *place_tree_new(const place_cluster *c)
 	t->sw_off = calloc((size_t)t->nleaf + 2, sizeof(int));
 	t->sw_hosts = calloc((size_t)N + 1, sizeof(int));
 	t->uf = calloc((size_t)t->nleaf + 1, sizeof(int));
-	/* at most one level-1 switch per level-0 switch */
-	t->level = calloc(2 * (size_t)t->nleaf + 1, sizeof(int));
-	t->parent = calloc(2 * (size_t)t->nleaf + 1, sizeof(int));
-	t->cnt = calloc(2 * (size_t)t->nleaf + 1, sizeof(int));
-	t->required = calloc(2 * (size_t)t->nleaf + 1, sizeof(int));
-	t->dist = calloc(2 * (size_t)t->nleaf + 1, sizeof(int));
+	/* at most one level-1 and one level-2 switch per level-0 switch */
+	t->level = calloc(3 * (size_t)t->nleaf + 1, sizeof(int));
+	t->parent = calloc(3 * (size_t)t->nleaf + 1, sizeof(int));
+	t->cnt = calloc(3 * (size_t)t->nleaf + 1, sizeof(int));
+	t->required = calloc(3 * (size_t)t->nleaf + 1, sizeof(int));
+	t->dist = calloc(3 * (size_t)t->nleaf + 1, sizeof(int));
 	t->sel = calloc((size_t)N, 1);
 	t->in_top = calloc((size_t)N, 1);
 	if (!t->host_sw || !t->sw_off || !t->sw_hosts || !t->uf || !t->level || !t->parent ||
@@ -152,21 +213,27 @@ place_tree *place_tree_new(const place_cluster *c)
 		}
 		t->parent[i] = comp_sw[root];
 	}
+	if (add_top_level(t, c, by_group) < 0)
+		goto fail;
 	return t;
 fail:
 	place_tree_free(t);
 	return NULL;
 }
 
-/* Slurm's switches_dist between two switches of our two-level tree. */
+/* Slurm's switches_dist: hops between two switches through their lowest
+ * common ancestor; unreachable without one. */
 static int sw_dist(const place_tree *t, int a, int b)
 {
-	if (a == b)
-		return 0;
-	if (t->parent[a] == b || t->parent[b] == a)
-		return 1;
-	if (t->parent[a] >= 0 && t->parent[a] == t->parent[b])
-		return 2;
+	int da = 0;
+
+	for (int x = a; x >= 0; x = t->parent[x], da++) {
+		int db = 0;
+
+		for (int y = b; y >= 0; y = t->parent[y], db++)
+			if (x == y)
+				return da + db;
+	}
 	return TREE_INF;
 }
 
@@ -245,9 +312,10 @@ static void decrement_cnt(place_tree *t, int taken, int sw)
 
 static int host_under(const place_tree *t, int h, int sw)
 {
-	int s = t->host_sw[h];
-
-	return s >= 0 && (s == sw || t->parent[s] == sw);
+	for (int s = t->host_sw[h]; s >= 0; s = t->parent[s])
+		if (s == sw)
+			return 1;
+	return 0;
 }
 
 /* Count usable hosts under each switch, restricted to in_top when top>=0. */
@@ -260,9 +328,8 @@ static void count_switches(place_tree *t, const uint8_t *usable, int restrict_to
 
 			if (!usable[h] || (restrict_top && !t->in_top[h]))
 				continue;
-			t->cnt[i]++;
-			if (t->parent[i] >= 0)
-				t->cnt[t->parent[i]]++;
+			for (int s = i; s >= 0; s = t->parent[s])
+				t->cnt[s]++;
 		}
 }
 

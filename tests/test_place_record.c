@@ -1,0 +1,118 @@
+/* Unit tests for the decision record (place_record): every field of the
+ * JSON line, for a decision that succeeded and one that did not. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "place.h"
+#include "place_record.h"
+#include "place_scorer.h"
+#include "place_graphs.h"
+
+static void test_record_fields(void **st)
+{
+	topo_error err;
+	topo_graph *g = rail_graph(2);
+	place_cluster *c = place_cluster_new(g, &err);
+	place_state *s = place_state_new(c);
+	place_engine *e = place_engine_new(c, NULL, &err);
+	place_request r;
+	place_decision d;
+	int need[] = { 5 }, busy[] = { 0 };
+	char *line;
+	json_t *o, *ch;
+	json_error_t jerr;
+
+	assert_non_null(e);
+	assert_int_equal(place_state_add_job(s, 1, busy, 1, 0, 0, NULL), 0);
+	memset(&r, 0, sizeof(r));
+	r.job_id = 4242;
+	r.min_hosts = 3;
+	r.exclusive = 1;
+	r.required = need;
+	r.nrequired = 1;
+	r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 2e9, 0.5 };
+	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	line = place_record_json(c, &r, &d, place_engine_scorer_name(e, PLACE_POLICY_MODEL),
+				 1700000000.5);
+	assert_non_null(line);
+	assert_null(strchr(line, '\n'));
+	o = json_loads(line, 0, &jerr);
+	assert_non_null(o);
+	assert_int_equal(json_integer_value(json_object_get(o, "job")), 4242);
+	assert_true(json_real_value(json_object_get(o, "timestamp")) == 1700000000.5);
+	assert_true(json_is_true(json_object_get(o, "ok")));
+	assert_string_equal(json_string_value(json_object_get(o, "policy")), "model");
+	assert_string_equal(json_string_value(json_object_get(o, "baseline_policy")), "tree");
+	assert_string_equal(json_string_value(json_object_get(o, "scorer")), "model");
+	assert_true(json_real_value(json_object_get(o, "latency_us")) > 0);
+	assert_int_equal(json_integer_value(json_object_get(o, "candidates")), d.ncandidates);
+	/* request */
+	ch = json_object_get(o, "request");
+	assert_int_equal(json_integer_value(json_object_get(ch, "min_hosts")), 3);
+	assert_int_equal(json_integer_value(json_object_get(ch, "max_hosts")), 3);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(ch, "required"), 0)),
+			    "n06");
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(ch, "comm"), "class")), "heavy");
+	assert_string_equal(
+		json_string_value(json_object_get(json_object_get(ch, "comm"), "pattern")), "ring");
+	/* chosen: su2 holds the required n06 */
+	ch = json_object_get(o, "chosen");
+	assert_int_equal(json_array_size(json_object_get(ch, "hosts")), 3);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(ch, "hosts"), 0)),
+			    "n05");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(ch, "hosts"), 2)),
+			    "n07");
+	assert_string_equal(json_string_value(json_object_get(ch, "kind")), "group-best-fit");
+	assert_int_equal(json_integer_value(json_object_get(ch, "groups")), 1);
+	assert_int_equal(json_integer_value(json_object_get(ch, "leaves")), 2);
+	assert_int_equal(json_integer_value(json_object_get(ch, "hop_diameter")), 2);
+	assert_true(json_real_value(json_object_get(ch, "cost")) == d.chosen.cost);
+	assert_non_null(json_object_get(ch, "comm_time_s"));
+	assert_non_null(json_object_get(ch, "frag_cost"));
+	/* baseline and alternatives */
+	ch = json_object_get(o, "baseline");
+	assert_true(json_is_object(ch));
+	assert_string_equal(json_string_value(json_object_get(ch, "kind")), "tree");
+	assert_int_equal(json_array_size(json_object_get(o, "alternatives")), d.nalternatives);
+	assert_true(d.nalternatives >= 1);
+	json_decref(o);
+	free(line);
+
+	/* a refused request: reason, null choice */
+	r.min_hosts = 9;
+	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), -1);
+	line = place_record_json(c, &r, &d, "model", 0);
+	o = json_loads(line, 0, &jerr);
+	assert_non_null(o);
+	assert_true(json_is_false(json_object_get(o, "ok")));
+	assert_string_equal(json_string_value(json_object_get(o, "reason")),
+			    "needs 9 hosts with 0 free GPUs (whole host); 7 are");
+	assert_true(json_is_null(json_object_get(o, "chosen")));
+	assert_true(json_is_null(json_object_get(o, "baseline")));
+	assert_int_equal(json_array_size(json_object_get(o, "alternatives")), 0);
+	assert_true(json_real_value(json_object_get(o, "timestamp")) > 1.6e9);
+	json_decref(o);
+	free(line);
+	assert_string_equal(place_pattern_name(PLACE_PATTERN_ALLTOALL), "alltoall");
+	place_engine_free(e);
+	place_state_free(s);
+	place_cluster_free(c);
+	topo_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_record_fields),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
