@@ -12,6 +12,8 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "sim_internal.h"
+#include "place_record.h"
+#include "place_scorer.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -77,6 +79,8 @@ void topo_sim_config_init(topo_sim_config *cfg)
 	cfg->train_every = 10;
 	cfg->train_horizon_s = 6 * 3600.0;
 	cfg->train_delay_weight = 1.0;
+	cfg->log_baseline = PLACE_POLICY_TREE;
+	cfg->log_epoch = 1.7e9;
 }
 
 static double now_us(void)
@@ -237,6 +241,12 @@ static void end_job(sim *s, int ri)
 		s->net_dirty = 1;
 	s->run[ri] = s->run[--s->nrun];
 	s->done++;
+	if (s->cfg->decision_log && !s->is_fork)
+		fprintf(s->cfg->decision_log,
+			"{\"event\":\"end\",\"job\":%d,\"timestamp\":%.3f,\"elapsed_s\":%.3f,"
+			"\"realised_slowdown\":%.6g}\n",
+			idx + 1, s->cfg->log_epoch + s->now, j->end - j->start,
+			j->base > 0 ? (j->end - j->start) / j->base : 1.0);
 }
 
 /* ---- scheduling: FCFS + EASY backfill ------------------------------------ */
@@ -265,11 +275,13 @@ static int try_start(sim *s, int qi, topo_error *err)
 	place_request r;
 	place_decision d;
 	double t0, t1;
-	int rc;
+	int rc, logging;
 
 	build_request(s, idx, &r);
+	logging = s->cfg->decision_log && !s->is_fork;
 	t0 = now_us();
-	rc = place_decide(s->eng, s->st, &r, s->cfg->policy, s->cfg->policy, &d);
+	rc = place_decide(s->eng, s->st, &r, s->cfg->policy,
+			  logging ? s->cfg->log_baseline : s->cfg->policy, &d);
 	t1 = now_us();
 	if (rc != 0 || !d.ok) {
 		s->failed++;
@@ -280,6 +292,13 @@ static int try_start(sim *s, int qi, topo_error *err)
 		s->lat[s->nlat++] = t1 - t0;
 	/* the engine's arrays change with its next call (forks decide too) */
 	memcpy(s->chosen, d.chosen.hosts, (size_t)d.chosen.nhosts * sizeof(int));
+	if (logging &&
+	    place_record_write(s->cfg->decision_log, s->c, &r, &d,
+			       place_engine_scorer_name(s->eng, s->cfg->policy),
+			       s->cfg->log_epoch + s->now)) {
+		topo_error_set(err, "", 0, "cannot write the decision log");
+		return -1;
+	}
 	if (s->jobs[idx].heavy && !s->is_fork) {
 		s->heavy_decisions++;
 		if (s->cfg->training &&
