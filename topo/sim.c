@@ -767,23 +767,14 @@ static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen
 	for (int c = 0; c < nc; c++) {
 		const place_choice *ch = &cand[c];
 		float *sf = &ss->set_features[c * SIM_SET_FEATURES];
-		sim_flows fl = {0};
 		const sjob *j = &s->jobs[idx];
 
 		ss->sets[c] = malloc((size_t)ch->nhosts * sizeof(int));
-		if (!ss->sets[c] || sim_net_ring(s->net, ch->hosts, ch->nhosts, &fl)) {
-			sim_flows_free(&fl);
+		if (!ss->sets[c] ||
+		    sim_set_features(s->net, ch->hosts, ch->nhosts, ch->groups, &j->comm, sf))
 			goto oom_ss;
-		}
 		memcpy(ss->sets[c], ch->hosts, (size_t)ch->nhosts * sizeof(int));
 		ss->set_len[c] = ch->nhosts;
-		sf[0] = (float)log2((double)ch->nhosts);
-		sf[1] = (float)(fl.flows > 0 ? fl.cross_leaf / fl.flows : 0);
-		sf[2] = (float)(fl.flows > 0 ? fl.cross_group / fl.flows : 0);
-		sf[3] = (float)ch->groups;
-		sf[4] = (float)(j->comm.bytes_per_iter / 1e9);
-		sf[5] = (float)j->comm.compute_s_per_iter;
-		sim_flows_free(&fl);
 		ss->targets[c] = (float)((slow[c] - 1.0) +
 					 s->cfg->train_delay_weight * (wait[c] - wmin) /
 						 (later > 0 ? later : 1) / 3600.0);
@@ -803,71 +794,9 @@ oom_owned:
 	return -1;
 }
 
-/* The state as a graph: hosts, then leaves, then pods; edges host-leaf (per
- * rail) and leaf-pod (the leaf's pod). Features per vertex:
- * is_host, is_leaf, is_pod, idle share (host: free GPUs share, leaf/pod:
- * idle hosts share), leaf up-link utilisation, down flag (0). */
 static void state_graph(const sim *s, sim_sample_set *ss, int *npods_out)
 {
-	sim_net *n = s->net;
-	int H = s->H, L = sim_net_nleaves(n), R = sim_net_nrails(n), P = 0, ne = 0;
-	int *leaf_hosts = calloc((size_t)L + 1, sizeof(int)), *leaf_idle = calloc((size_t)L + 1, sizeof(int));
-
-	for (int l = 0; l < L; l++)
-		if (sim_net_leaf_pod(n, l) + 1 > P)
-			P = sim_net_leaf_pod(n, l) + 1;
-	*npods_out = P;
-	ss->nvertices = H + L + P;
-	ss->features = calloc((size_t)ss->nvertices * SIM_VERTEX_FEATURES + 1, sizeof(float));
-	ss->edges = calloc((size_t)2 * (H * R + L) + 2, sizeof(int));
-	if (!ss->features || !ss->edges || !leaf_hosts || !leaf_idle) {
-		free(ss->features);
-		ss->features = NULL;
-		free(leaf_hosts);
-		free(leaf_idle);
-		return;
-	}
-	for (int h = 0; h < H; h++) {
-		float *f = &ss->features[h * SIM_VERTEX_FEATURES];
-
-		f[0] = 1;
-		f[3] = (float)(s->G > 0 ? (double)(s->G - s->host_gpus_used[h]) / s->G
-					: s->host_njobs[h] == 0);
-		for (int r = 0; r < R; r++) {
-			int l = sim_net_host_leaf(n, h, r);
-
-			if (l < 0)
-				continue;
-			ss->edges[2 * ne] = h;
-			ss->edges[2 * ne + 1] = H + l;
-			ne++;
-			leaf_hosts[l]++;
-			leaf_idle[l] += s->host_njobs[h] == 0;
-		}
-	}
-	for (int l = 0; l < L; l++) {
-		float *f = &ss->features[(H + l) * SIM_VERTEX_FEATURES];
-		float *pf = &ss->features[(H + L + sim_net_leaf_pod(n, l)) * SIM_VERTEX_FEATURES];
-
-		f[1] = 1;
-		f[3] = leaf_hosts[l] ? (float)leaf_idle[l] / leaf_hosts[l] : 0;
-		f[4] = (float)sim_net_leaf_util(n, l);
-		pf[2] = 1;
-		pf[3] += (float)leaf_idle[l]; /* normalised below */
-		pf[4] += (float)leaf_hosts[l];
-		ss->edges[2 * ne] = H + l;
-		ss->edges[2 * ne + 1] = H + L + sim_net_leaf_pod(n, l);
-		ne++;
-	}
-	for (int p = 0; p < P; p++) {
-		float *pf = &ss->features[(H + L + p) * SIM_VERTEX_FEATURES];
-
-		pf[3] = pf[4] > 0 ? pf[3] / pf[4] : 0;
-		pf[4] = 0;
-	}
-	ss->nedges = ne;
-	free(leaf_hosts);
-	free(leaf_idle);
+	sim_state_graph(s->net, s->H, s->G, s->host_gpus_used, s->host_njobs, ss, npods_out);
 }
 
 /* ---- entry point ---------------------------------------------------------------- */

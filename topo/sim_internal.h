@@ -65,6 +65,17 @@ typedef struct sim_sample_set {
 #define SIM_VERTEX_FEATURES 6
 #define SIM_SET_FEATURES 6
 
+/* The state as a sample graph (hosts, leaves, pods; features above) from
+ * per-host GPUs in use and job counts; leaf utilisation from the last
+ * sim_net_share(). ss->features is NULL when memory runs out. */
+void sim_state_graph(sim_net *n, int H, int G, const int *gpus_used, const int *njobs,
+		     sim_sample_set *ss, int *npods_out);
+/* The set features of a candidate (log2 hosts, cross-leaf and cross-group
+ * flow shares of its ring, groups spanned, GB and compute s per iteration).
+ * Returns 0, or -1 when memory runs out. */
+int sim_set_features(sim_net *n, const int *hosts, int nhosts, int groups,
+		     const place_comm *comm, float *sf);
+
 /* Takes ownership of s (freed on failure too). Returns 0 or -1. */
 int sim_training_add(topo_sim_training *t, sim_sample_set *s);
 void sim_sample_set_free(sim_sample_set *s);

@@ -10,6 +10,7 @@
 #include "sim_internal.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,94 @@ int topo_sim_training_nsamples(const topo_sim_training *t)
 int topo_sim_training_ngraphs(const topo_sim_training *t)
 {
 	return t->n;
+}
+
+/* The state as a graph: hosts, then leaves, then pods; edges host-leaf (per
+ * rail) and leaf-pod (the leaf's pod). Features per vertex:
+ * is_host, is_leaf, is_pod, idle share (host: free GPUs share, leaf/pod:
+ * idle hosts share), leaf up-link utilisation, down flag (0). The simulator
+ * and placement-report's history export build their graphs here. */
+void sim_state_graph(sim_net *n, int H, int G, const int *gpus_used, const int *njobs,
+		     sim_sample_set *ss, int *npods_out)
+{
+	int L = sim_net_nleaves(n), R = sim_net_nrails(n), P = 0, ne = 0;
+	int *leaf_hosts = calloc((size_t)L + 1, sizeof(int)), *leaf_idle = calloc((size_t)L + 1, sizeof(int));
+
+	for (int l = 0; l < L; l++)
+		if (sim_net_leaf_pod(n, l) + 1 > P)
+			P = sim_net_leaf_pod(n, l) + 1;
+	*npods_out = P;
+	ss->nvertices = H + L + P;
+	ss->features = calloc((size_t)ss->nvertices * SIM_VERTEX_FEATURES + 1, sizeof(float));
+	ss->edges = calloc((size_t)2 * (H * R + L) + 2, sizeof(int));
+	if (!ss->features || !ss->edges || !leaf_hosts || !leaf_idle) {
+		free(ss->features);
+		ss->features = NULL;
+		free(leaf_hosts);
+		free(leaf_idle);
+		return;
+	}
+	for (int h = 0; h < H; h++) {
+		float *f = &ss->features[h * SIM_VERTEX_FEATURES];
+
+		f[0] = 1;
+		f[3] = (float)(G > 0 ? (double)(G - gpus_used[h]) / G
+					: njobs[h] == 0);
+		for (int r = 0; r < R; r++) {
+			int l = sim_net_host_leaf(n, h, r);
+
+			if (l < 0)
+				continue;
+			ss->edges[2 * ne] = h;
+			ss->edges[2 * ne + 1] = H + l;
+			ne++;
+			leaf_hosts[l]++;
+			leaf_idle[l] += njobs[h] == 0;
+		}
+	}
+	for (int l = 0; l < L; l++) {
+		float *f = &ss->features[(H + l) * SIM_VERTEX_FEATURES];
+		float *pf = &ss->features[(H + L + sim_net_leaf_pod(n, l)) * SIM_VERTEX_FEATURES];
+
+		f[1] = 1;
+		f[3] = leaf_hosts[l] ? (float)leaf_idle[l] / leaf_hosts[l] : 0;
+		f[4] = (float)sim_net_leaf_util(n, l);
+		pf[2] = 1;
+		pf[3] += (float)leaf_idle[l]; /* normalised below */
+		pf[4] += (float)leaf_hosts[l];
+		ss->edges[2 * ne] = H + l;
+		ss->edges[2 * ne + 1] = H + L + sim_net_leaf_pod(n, l);
+		ne++;
+	}
+	for (int p = 0; p < P; p++) {
+		float *pf = &ss->features[(H + L + p) * SIM_VERTEX_FEATURES];
+
+		pf[3] = pf[4] > 0 ? pf[3] / pf[4] : 0;
+		pf[4] = 0;
+	}
+	ss->nedges = ne;
+	free(leaf_hosts);
+	free(leaf_idle);
+}
+
+
+int sim_set_features(sim_net *n, const int *hosts, int nhosts, int groups,
+		     const place_comm *comm, float *sf)
+{
+	sim_flows fl = {0};
+
+	if (sim_net_ring(n, hosts, nhosts, &fl)) {
+		sim_flows_free(&fl);
+		return -1;
+	}
+	sf[0] = (float)log2((double)nhosts);
+	sf[1] = (float)(fl.flows > 0 ? fl.cross_leaf / fl.flows : 0);
+	sf[2] = (float)(fl.flows > 0 ? fl.cross_group / fl.flows : 0);
+	sf[3] = (float)groups;
+	sf[4] = (float)(comm->bytes_per_iter / 1e9);
+	sf[5] = (float)comm->compute_s_per_iter;
+	sim_flows_free(&fl);
+	return 0;
 }
 
 static void names(FILE *f, const char *key, const char *const *v, int n)
