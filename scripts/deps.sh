@@ -11,6 +11,7 @@ packages=(
 	clang libclang-rt-14-dev
 	python3 ca-certificates
 )
+packages+=(chromium) # placement-report's picture test renders in headless Chromium
 
 missing=()
 for p in "${packages[@]}"; do
