@@ -510,8 +510,10 @@ static char *hostlist_of(char **hosts, int n)
 	return s ? s : strdup("?");
 }
 
-/* Why alternative a lost against the chosen one: the features that made
- * the difference, biggest first. */
+/* Why alternative a lost against the chosen one: the cost terms that made
+ * the difference (biggest first, signed: a negative term is where the
+ * alternative was better) and the structural features that differ
+ * (alternative vs choice). */
 static void why_lost(const report_choice *ch, const report_choice *a, char *buf, size_t len)
 {
 	double dc = (a->cost - a->frag_cost) - (ch->cost - ch->frag_cost);
@@ -538,23 +540,38 @@ static void why_lost(const report_choice *ch, const report_choice *a, char *buf,
 		return;
 	}
 #define ADD(...) do { if (pos < len) pos += (size_t)snprintf(buf + pos, len - pos, __VA_ARGS__); n++; } while (0)
-	if (!isnan(dc) && !isnan(df) && df > dc && df > 0) {
-		ADD("fragmentation +%.3g", df);
-		if (dc > 1e-12)
-			ADD("; communication +%.3g", dc);
-	} else if (!isnan(dc) && dc > 1e-12) {
-		ADD("communication +%.3g", dc);
-		if (!isnan(df) && df > 1e-12)
-			ADD("; fragmentation +%.3g", df);
+	if (!isnan(dc) && !isnan(df)) {
+		/* the term that cost it most first, the other signed */
+		if (df > dc) {
+			ADD("fragmentation %+.3g", df);
+			if (fabs(dc) > 1e-12)
+				ADD(", communication %+.3g", dc);
+		} else {
+			ADD("communication %+.3g", dc);
+			if (fabs(df) > 1e-12)
+				ADD(", fragmentation %+.3g", df);
+		}
 	} else {
-		ADD("cost +%.3g", a->cost - ch->cost);
+		ADD("cost %+.3g", a->cost - ch->cost);
 	}
-	if (a->groups > ch->groups && ch->groups >= 0)
-		ADD(" (%d groups vs %d)", a->groups, ch->groups);
-	else if (a->leaves > ch->leaves && ch->leaves >= 0)
-		ADD(" (%d leaves vs %d)", a->leaves, ch->leaves);
-	else if (a->diameter > ch->diameter && ch->diameter >= 0)
-		ADD(" (%d hops vs %d)", a->diameter, ch->diameter);
+	{
+		const char *sep = " (";
+
+		if (a->groups != ch->groups && a->groups >= 0 && ch->groups >= 0) {
+			ADD("%sgroups %d vs %d", sep, a->groups, ch->groups);
+			sep = ", ";
+		}
+		if (a->leaves != ch->leaves && a->leaves >= 0 && ch->leaves >= 0) {
+			ADD("%sleaves %d vs %d", sep, a->leaves, ch->leaves);
+			sep = ", ";
+		}
+		if (a->diameter != ch->diameter && a->diameter >= 0 && ch->diameter >= 0) {
+			ADD("%shops %d vs %d", sep, a->diameter, ch->diameter);
+			sep = ", ";
+		}
+		if (sep[0] == ',')
+			ADD(")");
+	}
 #undef ADD
 	(void)n;
 }

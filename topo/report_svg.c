@@ -24,8 +24,8 @@
 #define LEAF_H 16
 #define SPINE_W 96
 #define SPINE_H 20
-#define TOP_SPINES 72
-#define TOP_GROUPS 150
+#define TOP_SPINES 84
+#define TOP_GROUPS 160
 #define LEGEND_COL_W 380
 #define LEGEND_ROW_H 20
 
@@ -205,21 +205,38 @@ static int spine_index(const layout *L, int vid)
 	return -1;
 }
 
+static int spine_index(const layout *L, int vid);
+
+/* One line per (group, spine) pair that has cables, as thick as the number
+ * of leaf-to-spine cables between them: readable where one line per cable
+ * would be a grey fog. */
 static void draw_cables(FILE *f, const report_occupancy *o, const layout *L)
 {
 	const place_cluster *c = o->c;
+	int G = o->ngroups, S = L->nspines;
+	int *n = calloc((size_t)G * S + 1, sizeof(int));
 
-	fputs("<g class=\"cables\" stroke=\"#c8c8c8\" stroke-width=\"0.6\">\n", f);
+	if (!n)
+		return;
 	for (int l = 0; l < c->nleaves; l++)
 		for (int k = c->leaf_spine_off[l]; k < c->leaf_spine_off[l + 1]; k++) {
-			int s = spine_index(L, c->leaf_spines[k]);
+			int sp = spine_index(L, c->leaf_spines[k]);
 
-			if (s >= 0)
-				fprintf(f, "<line x1=\"%d\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"/>\n",
-					L->leaf_x[l] + LEAF_W / 2, L->leaf_y[l], L->spine_x[s],
-					TOP_SPINES + SPINE_H);
+			if (sp >= 0)
+				n[(c->leaf_group[l] >= 0 ? c->leaf_group[l] : G - 1) * S + sp]++;
 		}
+	fputs("<g class=\"cables\" stroke=\"#9aa5b1\" stroke-opacity=\"0.55\">\n", f);
+	for (int g = 0; g < G; g++)
+		for (int sp = 0; sp < S; sp++)
+			if (n[g * S + sp] > 0 && L->group_w[g] > 0)
+				fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" "
+					   "stroke-width=\"%.1f\"><title>%d cable%s</title></line>\n",
+					L->spine_x[sp], TOP_SPINES + SPINE_H,
+					L->group_x[g] + L->group_w[g] * (0.2 + 0.6 * (sp + 0.5) / S),
+					TOP_GROUPS, 0.6 + 0.5 * n[g * S + sp], n[g * S + sp],
+					n[g * S + sp] == 1 ? "" : "s");
 	fputs("</g>\n", f);
+	free(n);
 }
 
 static void draw_spines(FILE *f, const report_occupancy *o, const layout *L)
