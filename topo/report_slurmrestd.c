@@ -252,6 +252,18 @@ static int get(const char *base, const char *path, const char *token, const char
 	if (status != 200) {
 		json_t *root = b->p ? json_loadb(b->p, b->len, 0, NULL) : NULL;
 		const char *why = root ? rest_error(root) : NULL;
+		char text[128];
+
+		if (!root && b->p && b->len > 0) {
+			/* slurmrestd answers some failures in plain text */
+			size_t n = strcspn(b->p, "\r\n");
+
+			snprintf(text, sizeof(text), "%.*s", (int)(n < 100 ? n : 100), b->p);
+			for (char *c = text; *c; c++)
+				if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
+					*c = '?';
+			why = text[0] ? text : NULL;
+		}
 
 		topo_error_set(err, url, 0, "HTTP %ld%s%s%s", status, why ? ": " : "",
 			       why ? why : "",
