@@ -138,6 +138,7 @@ static int hosts_from(json_t *v, char ***out, int *n, const char **why)
 		return -1;
 	}
 	if (topo_hostlist_expand(json_string_value(v), &hl, "", 0, &e)) {
+		topo_hostlist_free(&hl); /* the list may have grown before the error */
 		*why = "the hostlist does not expand";
 		return -1;
 	}

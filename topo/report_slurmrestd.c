@@ -136,10 +136,13 @@ int report_rest_parse_jobs(const char *body, size_t len, const char *source,
 		rj->running = !strcmp(rj->state, "RUNNING") || !strcmp(rj->state, "COMPLETING") ||
 			      !strcmp(rj->state, "SUSPENDED");
 		topo_hostlist_init(&hl);
-		if (json_is_string(nodes) && *json_string_value(nodes) &&
-		    topo_hostlist_expand(json_string_value(nodes), &hl, source, 0, &e) == 0) {
-			rj->hosts = hl.names;
-			rj->nhosts = (int)hl.n;
+		if (json_is_string(nodes) && *json_string_value(nodes)) {
+			if (topo_hostlist_expand(json_string_value(nodes), &hl, source, 0, &e) == 0) {
+				rj->hosts = hl.names;
+				rj->nhosts = (int)hl.n;
+			} else {
+				topo_hostlist_free(&hl);
+			}
 		}
 		s->njobs++;
 	}

@@ -44,6 +44,7 @@ cleanup() {
     rm -rf -- "$work"
 }
 trap cleanup EXIT
+trap "exit 143" TERM INT
 
 [[ -x "$tool" ]] || { echo "placement-report not built in $build (set BUILD_DIR)"; exit 1; }
 "$repo_root/scripts/build-slurm.sh"
