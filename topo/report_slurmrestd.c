@@ -270,8 +270,9 @@ static int get(const char *base, const char *path, const char *token, const char
 
 		topo_error_set(err, url, 0, "HTTP %ld%s%s%s", status, why ? ": " : "",
 			       why ? why : "",
-			       status == 401 ? " (is the JWT valid? set SLURM_JWT or run scontrol token)"
-					     : "");
+			       status == 401 || status == 403 || status == 511
+				       ? " (is the JWT valid? set SLURM_JWT or run scontrol token)"
+				       : "");
 		json_decref(root);
 		return -1;
 	}

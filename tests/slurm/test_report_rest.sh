@@ -137,9 +137,10 @@ sys.exit(0 if len(hosts) == 2 and not busy & set(hosts) and d["running_jobs"] ==
 
 # ---- failures ----------------------------------------------------------------
 SLURM_JWT=not-a-token "${R[@]}" cluster > /dev/null 2> "$work/e401" || true
-check "bad token: HTTP 401 and slurmrestd's complaint named" \
-    grep -q "live cluster not available: http://localhost/slurm/v0.0.42/jobs: HTTP 401: Authentication failure" "$work/e401" \
-    || cat "$work/e401"
+# slurmrestd passes the token on; slurmctld's refusal comes back as 511
+check "bad token: the status, slurmrestd's complaint and the JWT hint named" \
+    grep -q "live cluster not available: http://localhost/slurm/v0.0.42/jobs: HTTP 511: Unable to query jobs (is the JWT valid?" "$work/e401"
+sed 's/^/  # /' "$work/e401"
 kill "$rest_pid"; wait "$rest_pid" 2>/dev/null || true; rest_pid=""
 printf '{"job":%s,"timestamp":%s,"ok":true,"policy":"model","baseline_policy":"tree","scorer":"model","candidates":1,"latency_us":9,"chosen":{"hosts":["n005","n006"],"kind":"tree","nhosts":2,"groups":1,"leaves":1,"hop_diameter":2,"cost":1,"comm_time_s":0,"frag_cost":0},"baseline":null,"alternatives":[]}\n' \
     "$j2" "$(date +%s)" > "$work/d.log"
