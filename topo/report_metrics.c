@@ -23,6 +23,19 @@ static void value(FILE *f, double v)
 		fprintf(f, "%.17g\n", v);
 }
 
+/* A label value: backslash, double quote and newline escaped. */
+static void label(FILE *f, const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fputc('\\', f);
+		if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+}
+
 static void gauge(FILE *f, const char *name, const char *help, double v)
 {
 	head(f, name, "gauge", help);
@@ -43,8 +56,11 @@ int report_metrics_write(FILE *f, const report_stats *st, const report_occupancy
 	head(f, "topognn_decisions_total", "counter",
 	     "Placement decisions in the decision log that placed a job, by policy.");
 	for (int i = 0; i < st->npolicies; i++)
-		fprintf(f, "topognn_decisions_total{policy=\"%s\"} %d\n", st->policies[i].policy,
-			st->policies[i].n);
+	{
+		fputs("topognn_decisions_total{policy=\"", f);
+		label(f, st->policies[i].policy);
+		fprintf(f, "\"} %d\n", st->policies[i].n);
+	}
 	if (st->npolicies == 0)
 		fputs("topognn_decisions_total{policy=\"none\"} 0\n", f);
 	counter(f, "topognn_decisions_failed_total",
@@ -97,11 +113,12 @@ int report_metrics_write(FILE *f, const report_stats *st, const report_occupancy
 		      "Share of idle hosts in groups that are not wholly idle.", o->fragmentation);
 		head(f, "topognn_group_busy_hosts", "gauge", "Busy hosts per group.");
 		for (int g = 0; g < o->ngroups; g++)
-			if (o->group_hosts[g] > 0)
-				fprintf(f, "topognn_group_busy_hosts{group=\"%s\"} %d\n",
-					g < place_cluster_ngroups(o->c) ? place_cluster_group_name(o->c, g)
-									: "none",
-					o->group_busy[g]);
+			if (o->group_hosts[g] > 0) {
+				fputs("topognn_group_busy_hosts{group=\"", f);
+				label(f, g < place_cluster_ngroups(o->c) ? place_cluster_group_name(o->c, g)
+									 : "none");
+				fprintf(f, "\"} %d\n", o->group_busy[g]);
+			}
 	}
 	return ferror(f) ? -1 : 0;
 }
