@@ -12,6 +12,7 @@ packages=(
 	python3 ca-certificates
 	prometheus prometheus-node-exporter
 )
+packages+=(chromium) # placement-report's picture test renders in headless Chromium
 
 missing=()
 for p in "${packages[@]}"; do

@@ -10,6 +10,7 @@
  * Exit status: 0 success, 1 a file could not be read or a run failed, 2 bad
  * options.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -29,7 +30,7 @@ struct opts {
 	const char *graph_kind, *graph_arg;
 	const char *traces[MAX_TRACES];
 	int ntraces;
-	const char *policies, *model, *emit, *comm_dir;
+	const char *policies, *model, *emit, *comm_dir, *decision_log;
 	int jobs, scale, procs_per_host, json, progress, gpus, depth, train_every;
 	unsigned seed;
 };
@@ -42,7 +43,7 @@ static void usage(FILE *f)
 		"                   [--jobs N] [--seed S] [--scale K] [--procs-per-host N]\n"
 		"                   [--gpus-per-host N] [--backfill-depth N] [--comm DIR]\n"
 		"                   [--model FILE] [--emit-training FILE] [--train-every N]\n"
-		"                   [--json] [--progress]\n");
+		"                   [--json] [--progress] [--decision-log FILE]\n");
 }
 
 static int parse_int(const char *s, int lo, int *out)
@@ -64,7 +65,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"seed", 1, 0, 's'}, {"scale", 1, 0, 'k'}, {"procs-per-host", 1, 0, 'P'},
 		{"gpus-per-host", 1, 0, 'G'}, {"backfill-depth", 1, 0, 'b'}, {"comm", 1, 0, 'c'},
 		{"model", 1, 0, 'm'}, {"emit-training", 1, 0, 'e'}, {"json", 0, 0, 'j'},
-		{"progress", 0, 0, 'r'}, {"train-every", 1, 0, 'T'}, {"help", 0, 0, 'h'},
+		{"progress", 0, 0, 'r'}, {"train-every", 1, 0, 'T'}, {"decision-log", 1, 0, 'd'},
+		{"help", 0, 0, 'h'},
 		{0, 0, 0, 0}};
 	int c, v;
 
@@ -97,6 +99,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'c': o->comm_dir = optarg; break;
 		case 'm': o->model = optarg; break;
 		case 'e': o->emit = optarg; break;
+		case 'd': o->decision_log = optarg; break;
 		case 'j': o->json = 1; break;
 		case 'r': o->progress = 1; break;
 		case 'h': usage(stdout); exit(0);
@@ -171,6 +174,7 @@ int main(int argc, char **argv)
 	topo_comm_profile prof[4];
 	topo_sim_metrics m[PLACE_POLICY_COUNT];
 	topo_sim_training *train = NULL;
+	FILE *dlog = NULL;
 	int nprof, n = 0, rc = 1;
 	json_t *root = NULL, *pol = NULL;
 
@@ -203,6 +207,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "topognn-sim: out of memory\n");
 		goto out;
 	}
+	if (o.decision_log && !(dlog = fopen(o.decision_log, "w"))) {
+		fprintf(stderr, "topognn-sim: %s: cannot write: %s\n", o.decision_log, strerror(errno));
+		goto out;
+	}
 	list = strdup(o.policies);
 	for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
 		topo_sim_config cfg;
@@ -226,6 +234,8 @@ int main(int argc, char **argv)
 			cfg.train_every = o.train_every;
 		/* samples come from the first policy's run only */
 		cfg.training = n == 0 ? train : NULL;
+		/* so is the decision log (with tree as the shadow baseline) */
+		cfg.decision_log = n == 0 ? dlog : NULL;
 		if (o.progress) {
 			cfg.progress = progress;
 			cfg.progress_ctx = p;
@@ -266,6 +276,10 @@ int main(int argc, char **argv)
 	}
 	rc = 0;
 out:
+	if (dlog && fclose(dlog) && rc == 0) {
+		fprintf(stderr, "topognn-sim: %s: error writing the decision log\n", o.decision_log);
+		rc = 1;
+	}
 	topo_sim_training_free(train);
 	topo_trace_free(&trace);
 out_graph:

@@ -12,6 +12,8 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "sim_internal.h"
+#include "place_record.h"
+#include "place_scorer.h"
 
 #include "place_features.h"
 
@@ -82,6 +84,8 @@ void topo_sim_config_init(topo_sim_config *cfg)
 	cfg->train_every = 10;
 	cfg->train_horizon_s = 6 * 3600.0;
 	cfg->train_delay_weight = 1.0;
+	cfg->log_baseline = PLACE_POLICY_TREE;
+	cfg->log_epoch = 1.7e9;
 }
 
 static double now_us(void)
@@ -242,6 +246,12 @@ static void end_job(sim *s, int ri)
 		s->net_dirty = 1;
 	s->run[ri] = s->run[--s->nrun];
 	s->done++;
+	if (s->cfg->decision_log && !s->is_fork)
+		fprintf(s->cfg->decision_log,
+			"{\"event\":\"end\",\"job\":%d,\"timestamp\":%.3f,\"elapsed_s\":%.3f,"
+			"\"realised_slowdown\":%.6g}\n",
+			idx + 1, s->cfg->log_epoch + s->now, j->end - j->start,
+			j->base > 0 ? (j->end - j->start) / j->base : 1.0);
 }
 
 /* ---- scheduling: FCFS + EASY backfill ------------------------------------ */
@@ -270,7 +280,7 @@ static int try_start(sim *s, int qi, topo_error *err)
 	place_request r;
 	place_decision d;
 	double t0, t1;
-	int rc;
+	int rc, logging;
 
 	build_request(s, idx, &r);
 	/* the scorers follow the state once per change, before the decision
@@ -284,8 +294,10 @@ static int try_start(sim *s, int qi, topo_error *err)
 	}
 	if (rc == 1 && !s->is_fork && s->nref < 2L * s->nj + 2)
 		s->ref[s->nref++] = t1 - t0;
+	logging = s->cfg->decision_log && !s->is_fork;
 	t0 = now_us();
-	rc = place_decide(s->eng, s->st, &r, s->cfg->policy, s->cfg->policy, &d);
+	rc = place_decide(s->eng, s->st, &r, s->cfg->policy,
+			  logging ? s->cfg->log_baseline : s->cfg->policy, &d);
 	t1 = now_us();
 	if (rc != 0 || !d.ok) {
 		s->failed++;
@@ -296,6 +308,13 @@ static int try_start(sim *s, int qi, topo_error *err)
 		s->lat[s->nlat++] = t1 - t0;
 	/* the engine's arrays change with its next call (forks decide too) */
 	memcpy(s->chosen, d.chosen.hosts, (size_t)d.chosen.nhosts * sizeof(int));
+	if (logging &&
+	    place_record_write(s->cfg->decision_log, s->c, &r, &d,
+			       place_engine_scorer_name(s->eng, s->cfg->policy),
+			       s->cfg->log_epoch + s->now)) {
+		topo_error_set(err, "", 0, "cannot write the decision log");
+		return -1;
+	}
 	if (s->jobs[idx].heavy && !s->is_fork) {
 		s->heavy_decisions++;
 		if (s->cfg->training &&
@@ -700,7 +719,6 @@ static double realised_slowdown(const sim *f, int idx)
 	return done > 0 ? el / done : 1.0;
 }
 
-static int state_graph(const sim *s, sim_sample_set *ss);
 
 static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen,
 		      topo_error *err)
@@ -765,7 +783,7 @@ static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen
 	ss->set_len = calloc((size_t)nc, sizeof(int));
 	ss->set_features = calloc((size_t)nc * PLACE_FEAT_SET, sizeof(float));
 	ss->targets = calloc((size_t)nc, sizeof(float));
-	if (state_graph(s, ss) || !ss->sets || !ss->set_len || !ss->set_features || !ss->targets)
+	if (sim_sample_graph(s->feat, s->st, ss) || !ss->sets || !ss->set_len || !ss->set_features || !ss->targets)
 		goto oom_ss;
 	/* the set features the gnn scorer computes, on the state of this moment */
 	build_request(s, idx, &req);
@@ -803,32 +821,6 @@ oom_owned:
 	return -1;
 }
 
-/* The state as the gnn scorer sees it (place_features): the static CSR
- * graph and the vertex features of the engine's state at this moment. */
-static int state_graph(const sim *s, sim_sample_set *ss)
-{
-	int nv, ne;
-
-	ss->features = malloc(((size_t)place_features_max_vertices(s->feat) * PLACE_FEAT_VERTEX +
-			       1) * sizeof(float));
-	if (!ss->features)
-		return -1;
-	/* builds this state's graph (host types, see place_features.h) */
-	place_features_vertices(s->feat, s->st, ss->features);
-	nv = place_features_nvertices(s->feat);
-	ne = place_features_nedges(s->feat);
-	ss->nvertices = nv;
-	ss->nentries = ne;
-	ss->offsets = malloc(((size_t)nv + 1) * sizeof(int32_t));
-	ss->neighbours = malloc(((size_t)ne + 1) * sizeof(int32_t));
-	ss->weights = malloc(((size_t)ne + 1) * sizeof(float));
-	if (!ss->offsets || !ss->neighbours || !ss->weights)
-		return -1;
-	memcpy(ss->offsets, place_features_offsets(s->feat), ((size_t)nv + 1) * sizeof(int32_t));
-	memcpy(ss->neighbours, place_features_neighbours(s->feat), (size_t)ne * sizeof(int32_t));
-	memcpy(ss->weights, place_features_weights(s->feat), (size_t)ne * sizeof(float));
-	return 0;
-}
 
 /* ---- entry point ---------------------------------------------------------------- */
 

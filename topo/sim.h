@@ -47,6 +47,11 @@ typedef struct topo_sim_config {
 	int train_every;          /* default 10 */
 	double train_horizon_s;   /* default 6 hours */
 	double train_delay_weight; /* target weight of later jobs' delay (hours), default 1 */
+	/* decision log (docs/decision-record.md): every placement as a decision
+	 * record line, every job end as an "end" event line; NULL = none */
+	FILE *decision_log;
+	place_policy log_baseline; /* shadow policy recorded in the log, default tree */
+	double log_epoch;          /* timestamp of simulated time 0, default 1.7e9 */
 } topo_sim_config;
 
 void topo_sim_config_init(topo_sim_config *cfg);

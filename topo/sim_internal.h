@@ -8,6 +8,7 @@
 #ifndef SIM_INTERNAL_H
 #define SIM_INTERNAL_H
 
+#include "place_features.h"
 #include "sim.h"
 
 /* ---- the fabric as shared resources -------------------------------------- */
@@ -62,6 +63,11 @@ typedef struct sim_sample_set {
 	float *set_features; /* ncands x PLACE_FEAT_SET */
 	float *targets;  /* higher is better: minus the measured cost */
 } sim_sample_set;
+
+/* The state as the gnn scorer sees it (place_features): this state's CSR
+ * graph and vertex features into ss. Shared by the simulator's samples and
+ * placement-report's export. Returns 0, or -1 when memory runs out. */
+int sim_sample_graph(place_features *feat, const place_state *st, sim_sample_set *ss);
 
 /* Takes ownership of s (freed on failure too). Returns 0 or -1. */
 int sim_training_add(topo_sim_training *t, sim_sample_set *s);

@@ -53,6 +53,33 @@ void topo_sim_training_free(topo_sim_training *t)
 	free(t);
 }
 
+/* The state as the gnn scorer sees it (place_features): the static CSR
+ * graph and the vertex features of the engine's state at this moment. */
+int sim_sample_graph(place_features *feat, const place_state *st, sim_sample_set *ss)
+{
+	int nv, ne;
+
+	ss->features = malloc(((size_t)place_features_max_vertices(feat) * PLACE_FEAT_VERTEX +
+			       1) * sizeof(float));
+	if (!ss->features)
+		return -1;
+	/* builds this state's graph (host types, see place_features.h) */
+	place_features_vertices(feat, st, ss->features);
+	nv = place_features_nvertices(feat);
+	ne = place_features_nedges(feat);
+	ss->nvertices = nv;
+	ss->nentries = ne;
+	ss->offsets = malloc(((size_t)nv + 1) * sizeof(int32_t));
+	ss->neighbours = malloc(((size_t)ne + 1) * sizeof(int32_t));
+	ss->weights = malloc(((size_t)ne + 1) * sizeof(float));
+	if (!ss->offsets || !ss->neighbours || !ss->weights)
+		return -1;
+	memcpy(ss->offsets, place_features_offsets(feat), ((size_t)nv + 1) * sizeof(int32_t));
+	memcpy(ss->neighbours, place_features_neighbours(feat), (size_t)ne * sizeof(int32_t));
+	memcpy(ss->weights, place_features_weights(feat), (size_t)ne * sizeof(float));
+	return 0;
+}
+
 int sim_training_add(topo_sim_training *t, sim_sample_set *s)
 {
 	if (t->n == t->cap) {

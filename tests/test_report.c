@@ -1,0 +1,286 @@
+/*
+ * test_report: the pieces of placement-report that read things: the
+ * decision log (engine records, plugin lines, end events, torn lines), the
+ * running set at a time, slurmrestd replies (v0.0.42 shapes and errors),
+ * node-side outcome files, and the metrics text.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "place.h"
+#include "report_history.h"
+#include "report_log.h"
+#include "report_metrics.h"
+#include "report_node.h"
+#include "report_slurmrestd.h"
+
+static const char *const log_text =
+	/* 1: an engine decision record */
+	"{\"job\":7,\"timestamp\":100.0,\"request\":{\"min_hosts\":2,\"max_hosts\":2,"
+	"\"gpus_per_host\":4,\"cores_per_host\":0,\"exclusive\":false,\"max_groups\":0,"
+	"\"comm\":{\"class\":\"heavy\",\"pattern\":\"ring\",\"bytes_per_iter\":2e9,"
+	"\"compute_s_per_iter\":0.5}},\"ok\":true,\"policy\":\"model\",\"baseline_policy\":\"tree\","
+	"\"scorer\":\"model\",\"candidates\":3,\"latency_us\":41.5,"
+	"\"chosen\":{\"hosts\":[\"n05\",\"n06\"],\"kind\":\"group-best-fit\",\"nhosts\":2,"
+	"\"groups\":1,\"leaves\":1,\"hop_diameter\":2,\"cost\":1.25,\"comm_time_s\":0.01,"
+	"\"frag_cost\":0.25},"
+	"\"baseline\":{\"hosts\":[\"n06\",\"n05\"],\"kind\":\"tree\",\"nhosts\":2,\"groups\":1,"
+	"\"leaves\":1,\"hop_diameter\":2,\"cost\":1.25,\"comm_time_s\":0.01,\"frag_cost\":0.25},"
+	"\"alternatives\":[{\"hosts\":[\"n01\",\"n09\"],\"kind\":\"cover\",\"nhosts\":2,"
+	"\"groups\":2,\"leaves\":2,\"hop_diameter\":4,\"cost\":2.5,\"comm_time_s\":0.02,"
+	"\"frag_cost\":0}]}\n"
+	/* 2: the Slurm plugin's commit line, Slurm did not follow */
+	"{\"time\":200,\"job_id\":8,\"name\":\"train\",\"mode\":\"shadow\",\"nodes\":\"n[01-03]\","
+	"\"node_count\":3,\"groups\":[\"su1\"],\"ngroups\":1,\"leaves\":1,\"class\":\"heavy\","
+	"\"topognn\":{\"policy\":\"model\",\"nodes\":\"n[04-06]\",\"kind\":\"cover\",\"groups\":1,"
+	"\"leaves\":1,\"cost\":0.5},\"baseline\":{\"policy\":\"linear\",\"nodes\":\"n[01-03]\","
+	"\"groups\":1,\"cost\":0.75},\"followed\":false,\"candidates\":5,\"latency_us\":12.0}\n"
+	/* 3: a torn line */
+	"{\"job\":9,\"timest\n"
+	/* 4: job 7 ends */
+	"{\"event\":\"end\",\"job\":7,\"timestamp\":160.0,\"elapsed_s\":60,"
+	"\"realised_slowdown\":1.5}\n"
+	/* 5: an end without a decision */
+	"{\"event\":\"end\",\"job\":99,\"timestamp\":170.0}\n"
+	/* 6: something else */
+	"[1,2,3]\n"
+	"\n";
+
+static void test_log_both_formats(void **state)
+{
+	report_log log;
+	topo_error err;
+	const report_decision *d;
+	char buf[600];
+
+	(void)state;
+	assert_int_equal(report_log_parse(log_text, strlen(log_text), "d.log", &log, &err), 0);
+	assert_int_equal(log.n, 2);
+	assert_int_equal(log.lines, 7);
+	assert_int_equal(log.skipped, 2);
+	assert_int_equal(log.orphan_ends, 1);
+	assert_string_equal(topo_error_format(&log.first_skip, buf, sizeof(buf)),
+			    "d.log:3: not JSON (a torn line?)");
+
+	d = report_log_find(&log, 7);
+	assert_non_null(d);
+	assert_string_equal(d->format, "record");
+	assert_int_equal(d->line, 1);
+	assert_int_equal(d->gpus_per_host, 4);
+	assert_string_equal(d->comm_class, "heavy");
+	assert_true(d->bytes_per_iter == 2e9);
+	assert_int_equal(d->chosen.nhosts, 2);
+	assert_string_equal(d->chosen.hosts[1], "n06");
+	assert_int_equal(d->chosen.diameter, 2);
+	assert_true(d->chosen.cost == 1.25);
+	assert_int_equal(d->nalternatives, 1);
+	assert_int_equal(d->alternatives[0].groups, 2);
+	assert_true(report_choice_same_hosts(&d->chosen, &d->baseline)); /* order ignored */
+	assert_false(report_choice_same_hosts(&d->chosen, &d->alternatives[0]));
+	assert_int_equal(d->ended, 1);
+	assert_true(d->realised_slowdown == 1.5);
+	assert_true(report_predicted_slowdown(d) == 1.0); /* cost 1.25 - frag 0.25 */
+	assert_int_equal(d->followed, 1);
+
+	d = report_log_find(&log, 8);
+	assert_non_null(d);
+	assert_string_equal(d->format, "plugin");
+	assert_string_equal(d->policy, "model");
+	assert_string_equal(d->baseline_policy, "linear");
+	assert_string_equal(d->mode, "shadow");
+	assert_int_equal(d->chosen.nhosts, 3);
+	assert_string_equal(d->chosen.hosts[0], "n04");
+	assert_int_equal(d->nallocated, 3); /* what Slurm gave it */
+	assert_string_equal(d->allocated[2], "n03");
+	assert_int_equal(d->followed, 0);
+	assert_true(isnan(d->chosen.frag_cost));
+	assert_null(report_log_find(&log, 9));
+	assert_true(report_log_last_time(&log) == 200.0);
+	report_log_free(&log);
+}
+
+static void test_log_running(void **state)
+{
+	report_log log;
+	topo_error err;
+	int n, *run;
+
+	(void)state;
+	assert_int_equal(report_log_parse(log_text, strlen(log_text), "d.log", &log, &err), 0);
+	run = report_log_running(&log, 150.0, &n); /* job 7 runs, job 8 not yet */
+	assert_int_equal(n, 1);
+	assert_int_equal(log.d[run[0]].job, 7);
+	free(run);
+	run = report_log_running(&log, 160.0, &n); /* job 7 ended at 160 */
+	assert_int_equal(n, 0);
+	free(run);
+	run = report_log_running(&log, 1e9, &n); /* job 8 has no end: running */
+	assert_int_equal(n, 1);
+	assert_int_equal(log.d[run[0]].job, 8);
+	free(run);
+	report_log_free(&log);
+}
+
+static void test_log_missing_file(void **state)
+{
+	report_log log;
+	topo_error err;
+
+	(void)state;
+	assert_int_equal(report_log_load("/nonexistent/d.log", &log, &err), -1);
+	assert_string_equal(err.source, "/nonexistent/d.log");
+	assert_non_null(strstr(err.text, "cannot read the decision log: No such file"));
+}
+
+static void test_rest_jobs_nodes(void **state)
+{
+	static const char jobs[] =
+		"{\"jobs\":[{\"job_id\":12,\"name\":\"a\",\"partition\":\"gpu\","
+		"\"job_state\":[\"RUNNING\"],\"nodes\":\"n[01-02]\"},"
+		"{\"job_id\":13,\"job_state\":[\"PENDING\"],\"nodes\":\"\"},"
+		"{\"name\":\"no id\"}],\"errors\":[],\"warnings\":[]}";
+	static const char nodes[] =
+		"{\"nodes\":[{\"name\":\"n01\",\"state\":[\"ALLOCATED\"]},"
+		"{\"name\":\"n03\",\"state\":[\"IDLE\",\"DRAIN\"]},"
+		"{\"name\":\"n04\",\"state\":\"DOWN\"}]}";
+	report_rest_snapshot s = {0};
+	topo_error err;
+
+	(void)state;
+	assert_int_equal(report_rest_parse_jobs(jobs, strlen(jobs), "jobs", &s, &err), 0);
+	assert_int_equal(s.njobs, 2);
+	assert_int_equal(s.jobs[0].job, 12);
+	assert_int_equal(s.jobs[0].running, 1);
+	assert_string_equal(s.jobs[0].partition, "gpu");
+	assert_int_equal(s.jobs[0].nhosts, 2);
+	assert_string_equal(s.jobs[0].hosts[1], "n02");
+	assert_string_equal(s.jobs[1].state, "PENDING");
+	assert_int_equal(s.jobs[1].running, 0);
+	assert_int_equal(s.jobs[1].nhosts, 0);
+	assert_int_equal(report_rest_parse_nodes(nodes, strlen(nodes), "nodes", &s, &err), 0);
+	assert_int_equal(s.nnodes, 3);
+	assert_int_equal(s.nodes[0].flags, 0);
+	assert_string_equal(s.nodes[1].state, "IDLE+DRAIN");
+	assert_int_equal(s.nodes[1].flags, PLACE_HOST_DRAIN);
+	assert_int_equal(s.nodes[2].flags, PLACE_HOST_DOWN);
+	report_rest_free(&s);
+}
+
+static void test_rest_errors(void **state)
+{
+	static const char denied[] =
+		"{\"errors\":[{\"description\":\"Batch job credential invalid\","
+		"\"error_number\":1,\"error\":\"Protocol authentication error\"}]}";
+	report_rest_snapshot s = {0};
+	topo_error err;
+
+	(void)state;
+	assert_int_equal(report_rest_parse_jobs(denied, strlen(denied), "u", &s, &err), -1);
+	assert_string_equal(err.text,
+			    "the reply has no \"jobs\" list: Batch job credential invalid");
+	assert_int_equal(report_rest_parse_nodes("{\"nodes\": [", 11, "u", &s, &err), -1);
+	assert_non_null(strstr(err.text, "the reply is not JSON"));
+	assert_int_equal(err.line, 1);
+	/* nothing listens on port 9 */
+	assert_int_equal(report_rest_fetch("http://127.0.0.1:9", "t", NULL, &s, &err), -1);
+	assert_string_equal(err.source, "http://127.0.0.1:9/slurm/v0.0.42/jobs");
+	assert_int_equal(s.njobs, 0);
+}
+
+static void test_node_reports(void **state)
+{
+	char dir[] = "/tmp/test_report_XXXXXX", path[256];
+	report_node_outcome *o;
+	topo_error err;
+	FILE *f;
+	int n;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/42.n10.json", dir);
+	f = fopen(path, "w");
+	fputs("{\"hca\": \"mlx5_1\", \"irq_moved\": 3}", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/42.n9.json", dir);
+	f = fopen(path, "w");
+	fputs("[1]", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/420.n1.json", dir);
+	f = fopen(path, "w");
+	fputs("{}", f);
+	fclose(f);
+	n = report_node_load(dir, 42, &o, &err);
+	assert_int_equal(n, 2);
+	assert_string_equal(o[0].host, "n9"); /* natural order: n9 before n10 */
+	assert_string_equal(o[0].problem, "not a JSON object");
+	assert_string_equal(o[1].host, "n10");
+	assert_int_equal(o[1].nkeys, 2);
+	assert_string_equal(o[1].keys[1], "irq_moved");
+	assert_string_equal(o[1].values[1], "3");
+	report_node_free(o, n);
+	assert_int_equal(report_node_load("/nonexistent", 42, &o, &err), -1);
+	assert_non_null(strstr(err.text, "cannot read the node report directory"));
+	snprintf(path, sizeof(path), "%s/42.n10.json", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/42.n9.json", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/420.n1.json", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+static void test_stats_and_metrics(void **state)
+{
+	report_log log;
+	report_stats st;
+	topo_error err;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(report_log_parse(log_text, strlen(log_text), "d.log", &log, &err), 0);
+	assert_int_equal(report_stats_compute(&log, -INFINITY, INFINITY, &st), 0);
+	assert_int_equal(st.decisions, 2);
+	assert_int_equal(st.not_followed, 1);
+	assert_int_equal(st.shadow, 2);
+	assert_int_equal(st.agree, 1);
+	assert_int_equal(st.chosen_cheaper, 1); /* job 8: 0.5 vs 0.75 */
+	assert_int_equal(st.realised, 1);
+	assert_true(st.latency_p50_us == 12.0);
+	assert_int_equal(st.latency_bucket[1], 1); /* <= 25 us */
+	assert_int_equal(st.latency_bucket[2], 2); /* <= 50 us */
+	f = open_memstream(&text, &len);
+	assert_int_equal(report_metrics_write(f, &st, NULL, log.skipped), 0);
+	fclose(f);
+	assert_non_null(strstr(text, "\ntopognn_decisions_total{policy=\"model\"} 2\n"));
+	assert_non_null(strstr(text, "\ntopognn_decisions_not_followed_total 1\n"));
+	assert_non_null(strstr(text, "\ntopognn_decision_latency_microseconds_bucket{le=\"25\"} 1\n"));
+	assert_non_null(strstr(text, "\ntopognn_decision_latency_microseconds_bucket{le=\"+Inf\"} 2\n"));
+	assert_non_null(strstr(text, "\ntopognn_decision_latency_microseconds_sum 53.5\n"));
+	assert_non_null(strstr(text, "\ntopognn_shadow_agreement_ratio 0.5\n"));
+	assert_non_null(strstr(text, "\ntopognn_decision_log_skipped_lines_total 2\n"));
+	assert_null(strstr(text, "topognn_running_jobs")); /* no cluster given */
+	free(text);
+	report_log_free(&log);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_log_both_formats), cmocka_unit_test(test_log_running),
+		cmocka_unit_test(test_log_missing_file), cmocka_unit_test(test_rest_jobs_nodes),
+		cmocka_unit_test(test_rest_errors),      cmocka_unit_test(test_node_reports),
+		cmocka_unit_test(test_stats_and_metrics),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

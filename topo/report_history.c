@@ -1,0 +1,302 @@
+/*
+ * report_history: decision statistics over a window, and the export of
+ * observed outcomes as topognn-train samples. See report_history.h.
+ */
+#include "report_history.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "place_internal.h"
+#include "sim_internal.h"
+
+const double report_latency_bounds[REPORT_LATENCY_BUCKETS] = {
+	10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, INFINITY};
+
+double report_predicted_slowdown(const report_decision *d)
+{
+	if (isnan(d->chosen.cost))
+		return NAN;
+	return d->chosen.cost - (isnan(d->chosen.frag_cost) ? 0 : d->chosen.frag_cost);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double quantile(const double *v, int n, double p)
+{
+	int k;
+
+	if (n == 0)
+		return NAN;
+	k = (int)ceil(p * n) - 1;
+	return v[k < 0 ? 0 : k >= n ? n - 1 : k];
+}
+
+static void count_policy(report_stats *st, const char *p)
+{
+	for (int i = 0; i < st->npolicies; i++)
+		if (!strcmp(st->policies[i].policy, p)) {
+			st->policies[i].n++;
+			return;
+		}
+	if (st->npolicies < 8) {
+		snprintf(st->policies[st->npolicies].policy, sizeof(st->policies[0].policy), "%s",
+			 p[0] ? p : "unknown");
+		st->policies[st->npolicies++].n = 1;
+	}
+}
+
+int report_stats_compute(const report_log *log, double since, double until, report_stats *st)
+{
+	double *lat = malloc(((size_t)log->n + 1) * sizeof(double));
+	double csum = 0, bsum = 0, gc = 0, gb = 0, psum = 0, rsum = 0, esum = 0;
+	int ncost = 0, ngroups = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->since = since;
+	st->until = until;
+	if (!lat)
+		return -1;
+	for (int i = 0; i < log->n; i++) {
+		const report_decision *d = &log->d[i];
+		double pred;
+
+		if (d->timestamp < since || d->timestamp > until)
+			continue;
+		st->decisions++;
+		if (!d->ok) {
+			st->failed++;
+			continue;
+		}
+		st->placed++;
+		count_policy(st, d->policy);
+		st->not_followed += d->followed == 0;
+		if (!isnan(d->latency_us)) {
+			lat[st->nlatency++] = d->latency_us;
+			st->latency_sum_us += d->latency_us;
+			for (int b = 0; b < REPORT_LATENCY_BUCKETS; b++)
+				st->latency_bucket[b] += d->latency_us <= report_latency_bounds[b];
+		}
+		if (!strcmp(d->comm_class, "heavy") && d->nallocated > 1) {
+			st->heavy++;
+			st->heavy_spanning += d->chosen.groups > 1;
+		}
+		if (d->baseline.nhosts > 0) {
+			int same = report_choice_same_hosts(&d->chosen, &d->baseline);
+
+			st->shadow++;
+			st->agree += same;
+			if (!isnan(d->chosen.cost) && !isnan(d->baseline.cost)) {
+				csum += d->chosen.cost;
+				bsum += d->baseline.cost;
+				ncost++;
+				if (!same && d->chosen.cost < d->baseline.cost)
+					st->chosen_cheaper++;
+				else if (!same && d->baseline.cost < d->chosen.cost)
+					st->baseline_cheaper++;
+			}
+			if (d->nallocated > 1 && d->chosen.groups >= 0 && d->baseline.groups >= 0) {
+				gc += d->chosen.groups;
+				gb += d->baseline.groups;
+				ngroups++;
+			}
+		}
+		if (d->ended) {
+			st->ended++;
+			pred = report_predicted_slowdown(d);
+			if (!isnan(pred) && !isnan(d->realised_slowdown)) {
+				st->realised++;
+				psum += pred;
+				rsum += d->realised_slowdown;
+				esum += fabs(pred - d->realised_slowdown);
+			}
+		}
+	}
+	qsort(lat, (size_t)st->nlatency, sizeof(double), cmp_double);
+	st->latency_p50_us = quantile(lat, st->nlatency, 0.5);
+	st->latency_p99_us = quantile(lat, st->nlatency, 0.99);
+	st->latency_max_us = st->nlatency ? lat[st->nlatency - 1] : NAN;
+	st->chosen_cost_mean = ncost ? csum / ncost : NAN;
+	st->baseline_cost_mean = ncost ? bsum / ncost : NAN;
+	st->chosen_groups_mean = ngroups ? gc / ngroups : NAN;
+	st->baseline_groups_mean = ngroups ? gb / ngroups : NAN;
+	st->predicted_slowdown_mean = st->realised ? psum / st->realised : NAN;
+	st->realised_slowdown_mean = st->realised ? rsum / st->realised : NAN;
+	st->slowdown_mae = st->realised ? esum / st->realised : NAN;
+	free(lat);
+	return 0;
+}
+
+/* ---- export ---------------------------------------------------------------- */
+
+typedef struct export_ctx {
+	const place_cluster *c;
+	const report_log *log;
+	place_features *feat;        /* the gnn's view, as the simulator builds it */
+	int host_gpus;
+	int *active, nactive;        /* decision indices of running jobs */
+	int *hosts;                  /* scratch: nhosts */
+} export_ctx;
+
+static int decision_hosts(const export_ctx *x, const report_decision *d, int *out)
+{
+	int n = 0;
+
+	for (int i = 0; i < d->nallocated; i++) {
+		int h = place_cluster_find_host(x->c, d->allocated[i]);
+
+		if (h < 0)
+			return -1; /* a host the graph does not know: not exportable */
+		out[n++] = h;
+	}
+	place_sort_ints(out, n);
+	return n;
+}
+
+static place_comm comm_of(const report_decision *d)
+{
+	place_comm m = {0};
+
+	m.cls = !strcmp(d->comm_class, "heavy") ? PLACE_COMM_HEAVY
+		: !strcmp(d->comm_class, "light") ? PLACE_COMM_LIGHT : PLACE_COMM_NONE;
+	m.bytes_per_iter = d->bytes_per_iter;
+	m.compute_s_per_iter = d->compute_s_per_iter;
+	return m;
+}
+
+/* The engine state just before a decision: every host free, then the jobs
+ * still running then (their hosts and traffic). NULL when out of memory. */
+static place_state *state_before(export_ctx *x)
+{
+	place_state *st = place_state_new(x->c);
+
+	if (!st)
+		return NULL;
+	for (int h = 0; h < x->c->nhosts; h++) {
+		int g = x->c->host_gpus[h] > 0 ? x->c->host_gpus[h] : x->host_gpus;
+
+		place_state_set_host(st, h, g, g, 0, 0, 0);
+	}
+	for (int a = 0; a < x->nactive; a++) {
+		const report_decision *d = &x->log->d[x->active[a]];
+		place_comm m = comm_of(d);
+		int n = decision_hosts(x, d, x->hosts);
+
+		if (n > 0 && place_state_add_job(st, d->job, x->hosts, n, d->gpus_per_host, 0, &m)) {
+			place_state_free(st);
+			return NULL;
+		}
+	}
+	return st;
+}
+
+/* One sample: the state before the decision, the allocation as the single
+ * candidate, the realised outcome as its target (higher is better, as the
+ * simulator's: minus the measured slowdown above 1). */
+static int export_one(export_ctx *x, const report_decision *d, topo_sim_training *t)
+{
+	sim_sample_set *ss;
+	place_state *st;
+	place_candidate pc = {0};
+	place_request req = {0};
+	int n;
+
+	if (decision_hosts(x, d, x->hosts) <= 0)
+		return 0;
+	ss = calloc(1, sizeof(*ss));
+	st = state_before(x);
+	if (!ss || !st || sim_sample_graph(x->feat, st, ss))
+		goto oom;
+	n = decision_hosts(x, d, x->hosts); /* state_before used x->hosts as scratch */
+	ss->ncands = 1;
+	ss->sets = calloc(1, sizeof(int *));
+	ss->set_len = calloc(1, sizeof(int));
+	ss->set_features = calloc(PLACE_FEAT_SET, sizeof(float));
+	ss->targets = calloc(1, sizeof(float));
+	if (!ss->sets || !ss->set_len || !ss->set_features || !ss->targets ||
+	    !(ss->sets[0] = malloc((size_t)n * sizeof(int))))
+		goto oom;
+	req.job_id = d->job;
+	req.min_hosts = req.max_hosts = n;
+	req.gpus_per_host = d->gpus_per_host;
+	req.exclusive = 1;
+	req.comm = comm_of(d);
+	pc.hosts = x->hosts;
+	pc.nhosts = n;
+	pc.kind = "allocated";
+	place_features_sets(x->feat, st, &req, &pc, 1, ss->set_features);
+	for (int i = 0; i < n; i++)
+		ss->sets[0][i] = place_features_host_vertex(x->feat)[x->hosts[i]];
+	ss->set_len[0] = n;
+	ss->targets[0] = (float)-(d->realised_slowdown - 1.0);
+	place_state_free(st);
+	return sim_training_add(t, ss) ? -1 : 1;
+oom:
+	place_state_free(st);
+	sim_sample_set_free(ss);
+	return -1;
+}
+
+int report_history_export(const place_cluster *c, const report_log *log, double since,
+			  double until, int host_gpus, const char *path, topo_error *err)
+{
+	export_ctx x = {0};
+	place_config cfg;
+	topo_sim_training *t = topo_sim_training_new();
+	int H = c->nhosts, nsamples = 0, rc = -1;
+
+	x.c = c;
+	x.log = log;
+	x.host_gpus = host_gpus > 0 ? host_gpus : 8;
+	place_config_init(&cfg); /* the engine's defaults, as the simulator's samples use */
+	x.feat = place_features_new(c, cfg.frag_weight, cfg.hop_latency_us);
+	x.active = malloc(((size_t)log->n + 1) * sizeof(int));
+	x.hosts = malloc(((size_t)H + 1) * sizeof(int));
+	if (!t || !x.feat || !x.active || !x.hosts)
+		goto oom;
+	/* sweep the log in order, keeping the running jobs */
+	for (int i = 0; i < log->n; i++) {
+		const report_decision *d = &log->d[i];
+		int k = 0, r;
+
+		if (!d->ok || d->nallocated == 0)
+			continue;
+		for (int a = 0; a < x.nactive; a++) {
+			const report_decision *e = &log->d[x.active[a]];
+
+			if (!(e->ended && e->end_time <= d->timestamp) && e->job != d->job)
+				x.active[k++] = x.active[a];
+		}
+		x.nactive = k;
+		if (d->timestamp >= since && d->timestamp <= until && d->ended &&
+		    !isnan(d->realised_slowdown)) {
+			r = export_one(&x, d, t);
+			if (r < 0)
+				goto oom;
+			nsamples += r;
+		}
+		x.active[x.nactive++] = i;
+	}
+	if (nsamples == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (topo_sim_training_write(t, path, err))
+		goto out;
+	rc = nsamples;
+	goto out;
+oom:
+	topo_error_set(err, path, 0, "out of memory exporting samples");
+out:
+	topo_sim_training_free(t);
+	place_features_free(x.feat);
+	free(x.active);
+	free(x.hosts);
+	return rc;
+}

@@ -1,0 +1,100 @@
+/*
+ * report_log: a decision log read back for placement-report.
+ *
+ * The log is JSON lines. Two kinds of decision line are understood, so the
+ * report works on whatever wrote the log:
+ *   - the engine's decision record (docs/decision-record.md: "job",
+ *     "chosen", "baseline", "alternatives", ...), written by
+ *     place_record_write() and by topognn-sim --decision-log;
+ *   - the Slurm plugin's commit line ("job_id", "nodes", "topognn",
+ *     "baseline", "followed", ...), which also says what Slurm allocated.
+ * and one event line: {"event": "end", "job": N, "timestamp": T,
+ * "elapsed_s": E, "realised_slowdown": S} when a job ends.
+ *
+ * A log is appended to while jobs run, so a torn or foreign line is skipped
+ * and counted rather than failing the whole report; the first such line is
+ * kept as a topo_error (file, line, sentence) to show the admin.
+ */
+#ifndef REPORT_LOG_H
+#define REPORT_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "topo_error.h"
+
+/* One host set with what the scorer said about it. Unknown numbers are
+ * -1 (counts) or NAN (costs). */
+typedef struct report_choice {
+	char **hosts;
+	int nhosts;
+	char kind[24];    /* "group-best-fit", "tree", ...; "" unknown */
+	char policy[16];  /* plugin lines name the policy per choice; "" otherwise */
+	int groups, leaves, diameter;
+	double cost, comm_time_s, frag_cost;
+} report_choice;
+
+typedef struct report_decision {
+	uint32_t job;
+	int line;             /* 1-based line in the log */
+	double timestamp;     /* seconds since the epoch */
+	int ok;
+	char reason[256];
+	char format[8];       /* "record" or "plugin" */
+	char policy[16], baseline_policy[16], scorer[32], mode[16];
+	int candidates;
+	double latency_us;    /* NAN unknown */
+	/* the request */
+	int min_hosts, max_hosts, gpus_per_host, cores_per_host, exclusive, max_groups;
+	char comm_class[8];   /* "none", "light", "heavy"; "" unknown */
+	char pattern[12];
+	double bytes_per_iter, compute_s_per_iter;
+	/* choices (nhosts 0 when absent) */
+	report_choice chosen, baseline;
+	report_choice *alternatives;
+	int nalternatives;
+	/* what the job really got: the chosen hosts, or Slurm's allocation
+	 * on plugin lines (they differ in shadow mode) */
+	char **allocated;
+	int nallocated;
+	int followed;         /* allocation == chosen: 1, 0, -1 unknown */
+	/* the outcome, from the job's end event */
+	int ended;
+	double end_time, elapsed_s, realised_slowdown; /* NAN unknown */
+} report_decision;
+
+typedef struct report_log {
+	report_decision *d;   /* in log order */
+	int n, cap;
+	int lines;            /* lines read */
+	int skipped;          /* malformed or foreign lines */
+	topo_error first_skip; /* the first skipped line and why */
+	int orphan_ends;      /* end events without a decision */
+} report_log;
+
+/* Read a decision log. Returns 0 (possibly with skipped lines), or -1 with
+ * err when the file cannot be read or memory runs out. */
+int report_log_load(const char *path, report_log *log, topo_error *err);
+
+/* Parse text as a log (source names it in first_skip). */
+int report_log_parse(const char *text, size_t len, const char *source, report_log *log,
+		     topo_error *err);
+
+void report_log_free(report_log *log);
+
+/* The last successful decision for job, or NULL. */
+const report_decision *report_log_find(const report_log *log, uint32_t job);
+
+/* Indices (ascending) of the decisions whose jobs were running at time
+ * `at`: decided at or before it, not ended by then; the last decision of a
+ * job wins (a requeued job has several). Sets *n; malloc'd; NULL when
+ * memory runs out. Without end events every decided job counts as running. */
+int *report_log_running(const report_log *log, double at, int *n);
+
+/* Timestamp of the last line (decision or end); 0 for an empty log. */
+double report_log_last_time(const report_log *log);
+
+/* Whether two choices hold the same hosts (order ignored). */
+int report_choice_same_hosts(const report_choice *a, const report_choice *b);
+
+#endif
