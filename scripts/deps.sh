@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian 12 packages topognn needs to build, test and run.
 # Idempotent and fast when everything is already there (one dpkg query).
-# Usage: scripts/deps.sh [--with-slurm-build-deps]
+# (Slurm's own build dependencies are installed by scripts/build-slurm.sh.)
 set -euo pipefail
 
 packages=(
@@ -10,9 +10,9 @@ packages=(
 	libibnetdisc-dev libibmad-dev libibumad-dev ibsim-utils infiniband-diags
 	clang libclang-rt-14-dev
 	python3 ca-certificates
-	prometheus prometheus-node-exporter
+	prometheus prometheus-node-exporter # the telemetry test's real servers
+	chromium                            # placement-report's picture test (headless)
 )
-packages+=(chromium) # placement-report's picture test renders in headless Chromium
 
 missing=()
 for p in "${packages[@]}"; do
