@@ -26,4 +26,4 @@ for seed in 1 2 3; do
 done
 # shellcheck disable=SC2086
 "$TRAIN" $SAMPLES --out "$OUT" --epochs 40 --hidden 16 --head-hidden 16 --layers 2 \
-	--loss both --batch 16 --lr 0.003 --seed 1
+	--loss rank --batch 16 --lr 0.003 --seed 1

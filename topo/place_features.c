@@ -624,7 +624,7 @@ void place_features_sets(place_features *f, const place_state *s, const place_re
 		x[1] = (float)groups;
 		x[2] = (float)leaves / (float)(c->nrails > 0 ? c->nrails : 1);
 		x[3] = (float)diam;
-		x[4] = (float)xl;
+		x[PLACE_FEAT_SET_XLEAF] = (float)xl;
 		x[5] = (float)xg;
 		x[6] = (float)ml;
 		x[7] = (float)(k->cost - k->frag_cost);

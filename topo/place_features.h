@@ -37,6 +37,7 @@
 
 #define PLACE_FEAT_VERTEX 8
 #define PLACE_FEAT_SET 12
+#define PLACE_FEAT_SET_XLEAF 4 /* column of cross_leaf_flow_share */
 
 /* The names, in column order. */
 extern const char *const place_feature_vertex_names[PLACE_FEAT_VERTEX];

@@ -86,6 +86,7 @@ void topo_sim_config_init(topo_sim_config *cfg)
 	cfg->train_delay_weight = 1.0;
 	cfg->log_baseline = PLACE_POLICY_TREE;
 	cfg->log_epoch = 1.7e9;
+	cfg->train_leaf_weight = 0.05;
 }
 
 static double now_us(void)
@@ -719,6 +720,28 @@ static double realised_slowdown(const sim *f, int idx)
 	return done > 0 ? el / done : 1.0;
 }
 
+/* What the simulation measured for one candidate: its job's realised
+ * slowdown - 1 plus the mean extra wait (hours) of the later jobs. */
+static double measured_cost(double slow, double wait, double wmin, int later,
+			    const topo_sim_config *cfg)
+{
+	return (slow - 1.0) + cfg->train_delay_weight * (wait - wmin) / (later > 0 ? later : 1) /
+				      3600.0;
+}
+
+/* Did every candidate measure the same (as the float target would)? About
+ * three quarters of the sampled decisions do; they carry no ranking signal
+ * and, kept, teach the model that nothing matters. */
+static int measured_tie(const double *slow, const double *wait, double wmin, int nc,
+			int later, const topo_sim_config *cfg)
+{
+	float first = (float)measured_cost(slow[0], wait[0], wmin, later, cfg);
+
+	for (int c = 1; c < nc; c++)
+		if (fabsf((float)measured_cost(slow[c], wait[c], wmin, later, cfg) - first) >= 1e-6f)
+			return 0;
+	return 1;
+}
 
 static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen,
 		      topo_error *err)
@@ -778,6 +801,11 @@ static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen
 	for (int i = 0; i < s->nj; i++)
 		later += i != idx && s->jobs[i].submit < until &&
 			 (s->jobs[i].status == J_QUEUED || s->jobs[i].status == J_FUTURE);
+	if (!s->cfg->train_keep_ties && measured_tie(slow, wait, wmin, nc, later, s->cfg)) {
+		free(ss);
+		free(store);
+		return 0; /* every candidate measured the same: nothing to rank */
+	}
 	ss->ncands = nc;
 	ss->sets = calloc((size_t)nc, sizeof(int *));
 	ss->set_len = calloc((size_t)nc, sizeof(int));
@@ -801,10 +829,12 @@ static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen
 		for (int k = 0; k < cand[c].nhosts; k++) /* hosts -> their graph vertices */
 			ss->sets[c][k] = place_features_host_vertex(s->feat)[cand[c].hosts[k]];
 		ss->set_len[c] = cand[c].nhosts;
-		/* higher is better: minus the measured cost */
-		ss->targets[c] = (float)-((slow[c] - 1.0) +
-					  s->cfg->train_delay_weight * (wait[c] - wmin) /
-						  (later > 0 ? later : 1) / 3600.0);
+		/* higher is better: minus the measured cost, minus the weighted
+		 * share of its ring flows that cross leaves */
+		ss->targets[c] = (float)-(measured_cost(slow[c], wait[c], wmin, later, s->cfg) +
+					  s->cfg->train_leaf_weight *
+						  ss->set_features[c * PLACE_FEAT_SET +
+								   PLACE_FEAT_SET_XLEAF]);
 	}
 	free(store);
 	if (sim_training_add(s->cfg->training, ss))

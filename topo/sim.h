@@ -52,6 +52,11 @@ typedef struct topo_sim_config {
 	FILE *decision_log;
 	place_policy log_baseline; /* shadow policy recorded in the log, default tree */
 	double log_epoch;          /* timestamp of simulated time 0, default 1.7e9 */
+	/* target weight of the candidate's share of ring flows that cross
+	 * leaves (a fabric-bytes term the 6 h horizon does not see), default 0.05 */
+	double train_leaf_weight;
+	int train_keep_ties;       /* keep decisions whose candidates all measured
+				    * the same (no ranking signal), default 0 */
 } topo_sim_config;
 
 void topo_sim_config_init(topo_sim_config *cfg);
