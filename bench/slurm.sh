@@ -36,12 +36,16 @@
 #   bf_cycle_mean_us         sdiag "Backfilling stats" Mean cycle
 #   sim_tree_agreement       share of the tree run's allocations that the
 #       engine's `tree` policy (topognn-sim's baseline) reproduces exactly
-#       when replayed in slurmctld.log order on the same busy nodes
+#       when replayed in slurmctld.log order on the same busy nodes;
+#       sim_tree_agreement_no_queue: the same over the allocations made
+#       while no other job waited (backfill reserves particular nodes for
+#       waiting jobs, which the replay cannot see)
 #
 # Usage: bench/slurm.sh [--json] [--jobs N] [--skip K] [--span S]
-#                       [--max-runtime R] [--trace FILE] [--out DIR]
+#                       [--max-runtime R] [--trace FILE] [--out DIR | --report DIR]
 #   --out DIR keeps the inputs, logs and records (default: a temp dir,
-#   removed at exit).
+#   removed at exit); --report DIR analyses a kept DIR again and prints the
+#   report without running Slurm (e.g. once as a table, once with --json).
 # Environment: as tests/slurm/cluster.sh (TOPOGNN_SLURM_PREFIX, ...), plus
 #   TOPOGNN_BUILD_DIR      build configured --with-slurm-source (default
 #                          <repo>/_build/default)
@@ -65,7 +69,7 @@ export TOPOGNN_CLUSTER_NODES=32
 
 readonly FABRIC="groups=4,hosts=8,rails=2,spines=2,prefix=n,digits=3"
 
-json=0 jobs=300 skip=0 span=240 max_runtime=120 out=""
+json=0 jobs=300 skip=0 span=240 max_runtime=120 out="" report=""
 trace=/work/shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz
 [[ -f "$trace" ]] || trace="$repo_root/../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz"
 while (( $# )); do
@@ -77,7 +81,8 @@ while (( $# )); do
         --max-runtime) max_runtime=$2; shift 2 ;;
         --trace) trace=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
-        *) printf 'usage: %s [--json] [--jobs N] [--skip K] [--span S] [--max-runtime R] [--trace FILE] [--out DIR]\n' "$0" >&2
+        --report) report=$2; shift 2 ;;
+        *) printf 'usage: %s [--json] [--jobs N] [--skip K] [--span S] [--max-runtime R] [--trace FILE] [--out DIR | --report DIR]\n' "$0" >&2
            exit 2 ;;
     esac
 done
@@ -92,7 +97,12 @@ for f in "$replay" "$build_dir/slurm-plugin/fattree_json" "$build_dir/tools/topo
 done
 [[ -f "$trace" ]] || die "no trace at $trace (--trace FILE)"
 
-if [[ -n "$out" ]]; then
+if [[ -n "$report" ]]; then
+    [[ -f "$report/tree/sdiag.txt" && -f "$report/topognn/sdiag.txt" ]] \
+        || die "$report holds no finished run (tree/sdiag.txt, topognn/sdiag.txt)"
+    work=$(cd -- "$report" && pwd)
+    keep=1
+elif [[ -n "$out" ]]; then
     mkdir -p -- "$out"
     work=$(cd -- "$out" && pwd)
     keep=1
@@ -102,18 +112,18 @@ else
 fi
 chmod 755 "$work"
 cleanup() {
-    "$cluster" stop >/dev/null 2>&1 || true
+    [[ -n "$report" ]] || "$cluster" stop >/dev/null 2>&1 || true
     (( keep )) || rm -rf -- "$work"
 }
 trap cleanup EXIT
 
 # ---- inputs ------------------------------------------------------------------
+if [[ -z "$report" ]]; then
 "$build_dir/slurm-plugin/fattree_json" "$FABRIC" > "$work/graph.json"
 "$build_dir/tools/topognn-discover" --graph "$work/graph.json" --topology-conf tree \
     > "$work/topology.conf"
 "$replay" schedule --trace "$trace" --jobs "$jobs" --skip "$skip" --nodes 32 \
     --machine-procs 100 --span "$span" --max-runtime "$max_runtime" > "$work/schedule.txt"
-njobs=$(grep -vc '^#' "$work/schedule.txt")
 say "$(head -n 1 "$work/schedule.txt" | sed 's/^# //')"
 cat > "$work/topognn.conf" <<EOF
 # topognn.conf for bench/slurm.sh
@@ -125,6 +135,8 @@ ClassRule=none Name=none-*
 ClassRule=heavy Name=heavy-*
 EOF
 printf 'PrEpPlugins=prep/script,prep/topognn\n' > "$work/topognn-extra.conf"
+fi
+njobs=$(grep -vc '^#' "$work/schedule.txt")
 
 # ---- one run -----------------------------------------------------------------
 start_cluster() { # retries while another cluster owns the machine
@@ -223,8 +235,10 @@ analyze() { # name [--agreement]
     printf 'elapsed_s %s\n' "$(cat "$dir/elapsed_s")" >> "$dir/metrics.txt"
 }
 
-run_once tree topology/tree
-run_once topognn topology/topognn
+if [[ -z "$report" ]]; then
+    run_once tree topology/tree
+    run_once topognn topology/topognn
+fi
 analyze tree --agreement
 analyze topognn
 
@@ -253,8 +267,10 @@ if (( json )); then
         printf '%s"%s": %s' "$sep" "$k" "$(ratio "${G[$k]:-0}" "${T[$k]:-0}")"
         sep=", "
     done
-    printf '}, "sim_tree_agreement": %s, "sim_tree_compared": %s}\n' \
+    printf '}, "sim_tree_agreement": %s, "sim_tree_compared": %s' \
         "${T[sim_tree_agreement]:-null}" "${T[sim_tree_compared]:-0}"
+    printf ', "sim_tree_agreement_no_queue": %s, "sim_tree_compared_no_queue": %s}\n' \
+        "${T[sim_tree_agreement_no_queue]:-null}" "${T[sim_tree_compared_no_queue]:-0}"
 else
     printf 'bench/slurm: %s jobs of the KTH SP2 log on 32 slurmd (4 groups x 8 hosts x 2 rails)\n' "$njobs"
     printf '%-26s %14s %14s %14s\n' metric tree topognn topognn/tree
@@ -265,6 +281,8 @@ else
     printf '%-26s %14s %14s\n' elapsed_s "${T[elapsed_s]}" "${G[elapsed_s]}"
     printf 'sim_tree_agreement %s (%s allocations of the tree run replayed)\n' \
         "${T[sim_tree_agreement]:-?}" "${T[sim_tree_compared]:-0}"
+    printf 'sim_tree_agreement_no_queue %s (%s of them made while no other job waited)\n' \
+        "${T[sim_tree_agreement_no_queue]:-?}" "${T[sim_tree_compared_no_queue]:-0}"
 fi
 (( keep )) && say "records kept in $work"
 exit 0
