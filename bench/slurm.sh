@@ -36,7 +36,10 @@
 #   bf_cycle_mean_us         sdiag "Backfilling stats" Mean cycle
 #   sim_tree_agreement       share of the tree run's allocations that the
 #       engine's `tree` policy (topognn-sim's baseline) reproduces exactly
-#       when replayed in slurmctld.log order on the same busy nodes;
+#       when replayed in slurmctld.log order on the same busy nodes (a
+#       backfill start also avoiding the nodes its backfill cycle planned
+#       for other waiting jobs, logged with DebugFlags=Backfill);
+#       sim_tree_agreement_ignoring_plans: without that;
 #       sim_tree_agreement_no_queue: the same over the allocations made
 #       while no other job waited (backfill reserves particular nodes for
 #       waiting jobs, which the replay cannot see)
@@ -134,7 +137,10 @@ Candidates=32
 ClassRule=none Name=none-*
 ClassRule=heavy Name=heavy-*
 EOF
-printf 'PrEpPlugins=prep/script,prep/topognn\n' > "$work/topognn-extra.conf"
+# DebugFlags=Backfill logs backfill's node plans for waiting jobs (for
+# sim_tree_agreement); both runs log the same, so both pay the same.
+printf 'DebugFlags=Backfill\n' > "$work/tree-extra.conf"
+printf 'DebugFlags=Backfill\nPrEpPlugins=prep/script,prep/topognn\n' > "$work/topognn-extra.conf"
 fi
 njobs=$(grep -vc '^#' "$work/schedule.txt")
 
@@ -189,7 +195,8 @@ run_once() { # name topology-plugin
     export TOPOGNN_TOPOLOGY_PLUGIN=$plugin
     if [[ "$name" == tree ]]; then
         export TOPOGNN_TOPOLOGY_CONF="$work/topology.conf"
-        unset TOPOGNN_PLUGIN_DIRS TOPOGNN_CLUSTER_EXTRA_CONF TOPOGNN_CLUSTER_EXTRA_FILES
+        export TOPOGNN_CLUSTER_EXTRA_CONF="$work/tree-extra.conf"
+        unset TOPOGNN_PLUGIN_DIRS TOPOGNN_CLUSTER_EXTRA_FILES
     else
         unset TOPOGNN_TOPOLOGY_CONF
         export TOPOGNN_PLUGIN_DIRS="$so_dir"
@@ -269,6 +276,8 @@ if (( json )); then
     done
     printf '}, "sim_tree_agreement": %s, "sim_tree_compared": %s' \
         "${T[sim_tree_agreement]:-null}" "${T[sim_tree_compared]:-0}"
+    printf ', "sim_tree_agreement_ignoring_plans": %s, "sim_tree_backfill_plans": %s' \
+        "${T[sim_tree_agreement_ignoring_plans]:-null}" "${T[sim_tree_backfill_plans]:-0}"
     printf ', "sim_tree_agreement_no_queue": %s, "sim_tree_compared_no_queue": %s}\n' \
         "${T[sim_tree_agreement_no_queue]:-null}" "${T[sim_tree_compared_no_queue]:-0}"
 else
@@ -281,6 +290,8 @@ else
     printf '%-26s %14s %14s\n' elapsed_s "${T[elapsed_s]}" "${G[elapsed_s]}"
     printf 'sim_tree_agreement %s (%s allocations of the tree run replayed)\n' \
         "${T[sim_tree_agreement]:-?}" "${T[sim_tree_compared]:-0}"
+    printf 'sim_tree_agreement_ignoring_plans %s (backfill plans not applied; %s plans logged)\n' \
+        "${T[sim_tree_agreement_ignoring_plans]:-?}" "${T[sim_tree_backfill_plans]:-0}"
     printf 'sim_tree_agreement_no_queue %s (%s of them made while no other job waited)\n' \
         "${T[sim_tree_agreement_no_queue]:-?}" "${T[sim_tree_compared_no_queue]:-0}"
 fi

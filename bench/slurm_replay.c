@@ -130,6 +130,7 @@ typedef struct rjob {
 	char name[48];
 	int heavy;
 	int nodes;               /* from the schedule */
+	int limit_min;           /* time limit, minutes */
 	double log_runtime;      /* seconds in the log */
 	double submit, start, end; /* jobcomp, seconds */
 	double submit_ms, start_ms; /* slurmctld.log, seconds with ms; <0 unknown */
@@ -180,6 +181,7 @@ static int load_schedule(run *r, const char *path)
 		if (sscanf(line, "%lf %d %d %lf %47s %lf", &submit, &j.nodes, &limit, &run_s, j.name,
 			   &j.log_runtime) != 6)
 			continue;
+		j.limit_min = limit;
 		j.heavy = !strncmp(j.name, "heavy-", 6);
 		j.slurm_id = -1;
 		j.submit_ms = j.start_ms = -1;
@@ -267,12 +269,16 @@ static int load_jobcomp(run *r, const char *path)
 
 /* ---- slurmctld.log events -------------------------------------------------- */
 
-enum { EV_SUBMIT, EV_START, EV_END };
+/* EV_BF_START: a start by the backfill scheduler; EV_BF_BEGIN: a backfill
+ * cycle begins; EV_RESV: backfill plans a waiting job on particular nodes
+ * (logged with DebugFlags=Backfill) */
+enum { EV_SUBMIT, EV_START, EV_BF_START, EV_END, EV_BF_BEGIN, EV_RESV };
 
 typedef struct event {
 	int kind;
 	long id;
 	double t;
+	double at; /* EV_RESV: the planned start, seconds */
 	char nodes[256];
 } event;
 
@@ -305,8 +311,10 @@ static int load_ctld_log(events *e, const char *path)
 	} pats[] = {
 		{EV_SUBMIT, "_slurm_rpc_submit_batch_job: JobId=([0-9]+) "},
 		{EV_START, "sched: Allocate JobId=([0-9]+) NodeList=([^ ]+)"},
-		{EV_START, "Started JobId=([0-9]+) in [^ ]+ on ([^ ]+)"},
+		{EV_BF_START, "Started JobId=([0-9]+) in [^ ]+ on ([^ ]+)"},
 		{EV_END, "_job_complete: JobId=([0-9]+) done"},
+		{EV_BF_BEGIN, "backfill: beginning$()"},
+		{EV_RESV, "JobId=([0-9]+) to start at ([^ ,]+), end at [^ ]+ on nodes ([^ ]+) in "},
 	};
 	enum { NPATS = sizeof(pats) / sizeof(pats[0]) };
 	regex_t re[NPATS];
@@ -322,12 +330,13 @@ static int load_ctld_log(events *e, const char *path)
 	for (int i = 0; i < NPATS; i++)
 		regcomp(&re[i], pats[i].re, REG_EXTENDED);
 	while (topo_trace_getline(&line, &cap, f) >= 0) {
-		regmatch_t m[3];
+		regmatch_t m[4];
 
 		for (int i = 0; i < NPATS; i++) {
 			event *ev;
+			int g = 2;
 
-			if (regexec(&re[i], line, 3, m, 0))
+			if (regexec(&re[i], line, 4, m, 0))
 				continue;
 			if (e->n == e->cap) {
 				int nc = e->cap ? 2 * e->cap : 1024;
@@ -344,13 +353,22 @@ static int load_ctld_log(events *e, const char *path)
 			ev->kind = pats[i].kind;
 			ev->id = atol(line + m[1].rm_so);
 			ev->t = log_time(line);
+			ev->at = -1;
 			ev->nodes[0] = '\0';
-			if (m[2].rm_so >= 0) {
+			if (ev->kind == EV_RESV) {
+				char ts[32];
 				int len = m[2].rm_eo - m[2].rm_so;
+
+				snprintf(ts, sizeof(ts), "%.*s", len, line + m[2].rm_so);
+				ev->at = parse_time(ts);
+				g = 3;
+			}
+			if (m[g].rm_so >= 0 && m[g].rm_eo > m[g].rm_so) {
+				int len = m[g].rm_eo - m[g].rm_so;
 
 				if (len >= (int)sizeof(ev->nodes))
 					len = sizeof(ev->nodes) - 1;
-				memcpy(ev->nodes, line + m[2].rm_so, (size_t)len);
+				memcpy(ev->nodes, line + m[g].rm_so, (size_t)len);
 				ev->nodes[len] = '\0';
 			}
 			break;
@@ -430,22 +448,62 @@ static void job_bytes(const place_cluster *c, const comm_opts *o, const rjob *j,
 	*cross = iters * per_flow * xpairs;
 }
 
+/* Agreement counters: all allocations, and those made with no job waiting. */
+typedef struct agree_count {
+	int compared, agree, plain, nq, agree_nq;
+} agree_count;
+
+/* Is the tree policy's choice for this request exactly `real`? */
+static int tree_agrees(place_engine *eng, const place_state *st, place_request *rq,
+		       const int *real, int n, place_decision *d)
+{
+	return place_decide(eng, st, rq, PLACE_POLICY_TREE, PLACE_POLICY_TREE, d) == 0 && d->ok &&
+	       d->chosen.nhosts == n && !memcmp(d->chosen.hosts, real, (size_t)n * sizeof(int));
+}
+
+static void print_disagreement(const place_cluster *c, const event *ev, const rjob *j, int n,
+			       int pending, const place_decision *d, const long *busy,
+			       const int *excl, int nexcl)
+{
+	int H = place_cluster_nhosts(c);
+
+	fprintf(stderr, "disagree JobId=%ld %s -N %d (%d waiting): slurm %s, tree", ev->id,
+		j->name, n, pending, ev->nodes);
+	for (int k = 0; d->ok && k < d->chosen.nhosts; k++)
+		fprintf(stderr, " %s", place_cluster_host_name(c, d->chosen.hosts[k]));
+	fprintf(stderr, "; busy:");
+	for (int k = 0; k < H; k++)
+		if (busy[k])
+			fprintf(stderr, " %s", place_cluster_host_name(c, k));
+	fprintf(stderr, "; reserved:");
+	for (int k = 0; k < nexcl; k++)
+		fprintf(stderr, " %s", place_cluster_host_name(c, excl[k]));
+	fprintf(stderr, "\n");
+}
+
 /* Replay the run's allocations in log order and ask the tree policy each
- * time. Prints the agreement lines. */
+ * time, on the same busy nodes. A backfill start must also avoid the nodes
+ * that the same backfill cycle planned for other waiting jobs from before
+ * its end (DebugFlags=Backfill logs those plans); the count without that
+ * is printed too. Prints the agreement lines. */
 static int agreement(const place_cluster *c, run *r, const events *e)
 {
 	place_config pc;
 	topo_error err;
 	place_engine *eng;
 	place_state *st = place_state_new(c);
-	int H = place_cluster_nhosts(c), *real = malloc((size_t)H * sizeof(int));
-	long *busy = calloc((size_t)H, sizeof(long)); /* job on each host, 0 none */
-	int compared = 0, agree = 0, rc = -1, pending = 0, nq = 0, agree_nq = 0;
+	int H = place_cluster_nhosts(c);
+	int *real = malloc((size_t)H * sizeof(int)), *excl = malloc((size_t)H * sizeof(int));
+	long *busy = calloc((size_t)H, sizeof(long));     /* job on each host, 0 none */
+	long *resv_job = calloc((size_t)H, sizeof(long)); /* planned job, 0 none */
+	double *resv_at = calloc((size_t)H, sizeof(double));
+	int rc = -1, pending = 0, nresv = 0, verbose = getenv("SLURM_REPLAY_VERBOSE") != NULL;
+	agree_count a = {0};
 	char buf[512];
 
 	place_config_init(&pc);
 	eng = place_engine_new(c, &pc, &err);
-	if (!eng || !st || !real || !busy) {
+	if (!eng || !st || !real || !excl || !busy || !resv_job || !resv_at) {
 		fprintf(stderr, "slurm_replay: %s\n",
 			eng ? "out of memory" : topo_error_format(&err, buf, sizeof(buf)));
 		goto out;
@@ -457,12 +515,25 @@ static int agreement(const place_cluster *c, run *r, const events *e)
 		rjob *j = run_find_id(r, ev->id);
 		place_request rq;
 		place_decision d;
-		int n, same;
+		int n, nexcl = 0, same, plain;
 
+		if (ev->kind == EV_BF_BEGIN) {
+			memset(resv_job, 0, (size_t)H * sizeof(long));
+			continue;
+		}
 		if (!j)
 			continue;
 		if (ev->kind == EV_SUBMIT) {
 			pending++;
+			continue;
+		}
+		if (ev->kind == EV_RESV) {
+			nresv++;
+			if ((n = hosts_of(c, ev->nodes, real, H)) > 0)
+				for (int k = 0; k < n; k++) {
+					resv_job[real[k]] = ev->id;
+					resv_at[real[k]] = ev->at;
+				}
 			continue;
 		}
 		if (ev->kind == EV_END) {
@@ -472,52 +543,54 @@ static int agreement(const place_cluster *c, run *r, const events *e)
 					busy[k] = 0;
 			continue;
 		}
-		if (ev->kind != EV_START || (n = hosts_of(c, ev->nodes, real, H)) <= 0)
+		if ((n = hosts_of(c, ev->nodes, real, H)) <= 0)
 			continue;
 		memset(&rq, 0, sizeof(rq));
 		rq.job_id = (uint32_t)ev->id;
 		rq.min_hosts = rq.max_hosts = n;
 		rq.exclusive = 1;
 		rq.comm.cls = j->heavy ? PLACE_COMM_HEAVY : PLACE_COMM_NONE;
-		same = place_decide(eng, st, &rq, PLACE_POLICY_TREE, PLACE_POLICY_TREE, &d) == 0 &&
-		       d.ok && d.chosen.nhosts == n &&
-		       !memcmp(d.chosen.hosts, real, (size_t)n * sizeof(int));
-		/* other jobs waiting: backfill may have reserved particular nodes
-		 * for them, which the replay does not know */
+		plain = tree_agrees(eng, st, &rq, real, n, &d);
+		if (ev->kind == EV_BF_START)
+			for (int h = 0; h < H; h++)
+				if (!busy[h] && resv_job[h] && resv_job[h] != ev->id &&
+				    resv_at[h] < ev->t + 60.0 * j->limit_min)
+					excl[nexcl++] = h;
+		rq.excluded = excl;
+		rq.nexcluded = nexcl;
+		same = nexcl ? tree_agrees(eng, st, &rq, real, n, &d) : plain;
 		pending--;
-		compared++;
-		agree += same;
+		a.compared++;
+		a.agree += same;
+		a.plain += plain;
 		if (pending <= 0) {
-			nq++;
-			agree_nq += same;
+			a.nq++;
+			a.agree_nq += same;
 		}
-		if (!same && getenv("SLURM_REPLAY_VERBOSE")) {
-			fprintf(stderr, "disagree JobId=%ld %s -N %d (%d waiting): slurm %s, tree",
-				ev->id, j->name, n, pending, ev->nodes);
-			for (int k = 0; d.ok && k < d.chosen.nhosts; k++)
-				fprintf(stderr, " %s", place_cluster_host_name(c, d.chosen.hosts[k]));
-			fprintf(stderr, "; busy before:");
-			for (int k = 0; k < H; k++)
-				if (busy[k])
-					fprintf(stderr, " %s", place_cluster_host_name(c, k));
-			fprintf(stderr, "\n");
-		}
+		if (!same && verbose)
+			print_disagreement(c, ev, j, n, pending, &d, busy, excl, nexcl);
 		for (int k = 0; k < n; k++) {
-			if (busy[real[k]] && getenv("SLURM_REPLAY_VERBOSE"))
+			if (busy[real[k]] && verbose)
 				fprintf(stderr, "JobId=%ld starts on %s, still held by JobId=%ld\n",
 					ev->id, place_cluster_host_name(c, real[k]), busy[real[k]]);
 			busy[real[k]] = ev->id;
 		}
 		place_state_add_job(st, (uint32_t)ev->id, real, n, 0, 0, NULL);
 	}
-	printf("sim_tree_compared %d\n", compared);
-	printf("sim_tree_agreement %.4f\n", compared ? (double)agree / compared : 0.0);
-	printf("sim_tree_compared_no_queue %d\n", nq);
-	printf("sim_tree_agreement_no_queue %.4f\n", nq ? (double)agree_nq / nq : 0.0);
+	printf("sim_tree_compared %d\n", a.compared);
+	printf("sim_tree_agreement %.4f\n", a.compared ? (double)a.agree / a.compared : 0.0);
+	printf("sim_tree_backfill_plans %d\n", nresv);
+	printf("sim_tree_agreement_ignoring_plans %.4f\n",
+	       a.compared ? (double)a.plain / a.compared : 0.0);
+	printf("sim_tree_compared_no_queue %d\n", a.nq);
+	printf("sim_tree_agreement_no_queue %.4f\n", a.nq ? (double)a.agree_nq / a.nq : 0.0);
 	rc = 0;
 out:
 	free(real);
+	free(excl);
 	free(busy);
+	free(resv_job);
+	free(resv_at);
 	place_engine_free(eng);
 	place_state_free(st);
 	return rc;
@@ -558,7 +631,8 @@ static int cmd_analyze(const analyze_opts *o)
 
 		if (j && e.ev[i].kind == EV_SUBMIT)
 			j->submit_ms = e.ev[i].t;
-		else if (j && e.ev[i].kind == EV_START && j->start_ms < 0)
+		else if (j && (e.ev[i].kind == EV_START || e.ev[i].kind == EV_BF_START) &&
+			 j->start_ms < 0)
 			j->start_ms = e.ev[i].t;
 	}
 	for (int i = 0; i < r.n; i++) {
