@@ -40,6 +40,9 @@
 #       backfill start also avoiding the nodes its backfill cycle planned
 #       for other waiting jobs, logged with DebugFlags=Backfill);
 #       sim_tree_agreement_ignoring_plans: without that;
+#       sim_tree_disagree_recent_release: disagreements where the policy
+#       took a node whose job had ended < 1 s before (possibly still
+#       completing in Slurm, which the log does not show);
 #       sim_tree_agreement_no_queue: the same over the allocations made
 #       while no other job waited (backfill reserves particular nodes for
 #       waiting jobs, which the replay cannot see)
@@ -138,15 +141,17 @@ ClassRule=none Name=none-*
 ClassRule=heavy Name=heavy-*
 EOF
 # DebugFlags=Backfill logs backfill's node plans for waiting jobs (for
-# sim_tree_agreement); both runs log the same, so both pay the same.
-printf 'DebugFlags=Backfill\n' > "$work/tree-extra.conf"
-printf 'DebugFlags=Backfill\nPrEpPlugins=prep/script,prep/topognn\n' > "$work/topognn-extra.conf"
+# sim_tree_agreement) at level verbose; both runs log the same, so both pay
+# the same. (A repeated slurm.conf key: Slurm uses the last value.)
+printf 'DebugFlags=Backfill\nSlurmctldDebug=verbose\n' > "$work/tree-extra.conf"
+cat "$work/tree-extra.conf" > "$work/topognn-extra.conf"
+printf 'PrEpPlugins=prep/script,prep/topognn\n' >> "$work/topognn-extra.conf"
 fi
 njobs=$(grep -vc '^#' "$work/schedule.txt")
 
 # ---- one run -----------------------------------------------------------------
 start_cluster() { # retries while another cluster owns the machine
-    local try msg
+    local try msg failures=0
     for (( try = 1; try <= retries; try++ )); do
         if msg=$("$cluster" start 2>&1); then return 0; fi
         if grep -q 'other Slurm daemons run' <<< "$msg"; then
@@ -154,8 +159,12 @@ start_cluster() { # retries while another cluster owns the machine
             sleep 60
             continue
         fi
-        printf '%s\n' "$msg" >&2
-        return 1
+        # anything else (e.g. a slurmd that did not register): twice more
+        printf '%s\n' "$msg" | tail -n 5 >&2
+        (( ++failures < 3 )) || return 1
+        say "start failed; retry in 10 s"
+        "$cluster" stop >/dev/null 2>&1 || true
+        sleep 10
     done
     say "gave up after $retries attempts: another cluster kept running"
     return 1
@@ -278,8 +287,9 @@ if (( json )); then
         "${T[sim_tree_agreement]:-null}" "${T[sim_tree_compared]:-0}"
     printf ', "sim_tree_agreement_ignoring_plans": %s, "sim_tree_backfill_plans": %s' \
         "${T[sim_tree_agreement_ignoring_plans]:-null}" "${T[sim_tree_backfill_plans]:-0}"
-    printf ', "sim_tree_agreement_no_queue": %s, "sim_tree_compared_no_queue": %s}\n' \
+    printf ', "sim_tree_agreement_no_queue": %s, "sim_tree_compared_no_queue": %s' \
         "${T[sim_tree_agreement_no_queue]:-null}" "${T[sim_tree_compared_no_queue]:-0}"
+    printf ', "sim_tree_disagree_recent_release": %s}\n' "${T[sim_tree_disagree_recent_release]:-null}"
 else
     printf 'bench/slurm: %s jobs of the KTH SP2 log on 32 slurmd (4 groups x 8 hosts x 2 rails)\n' "$njobs"
     printf '%-26s %14s %14s %14s\n' metric tree topognn topognn/tree
@@ -294,6 +304,8 @@ else
         "${T[sim_tree_agreement_ignoring_plans]:-?}" "${T[sim_tree_backfill_plans]:-0}"
     printf 'sim_tree_agreement_no_queue %s (%s of them made while no other job waited)\n' \
         "${T[sim_tree_agreement_no_queue]:-?}" "${T[sim_tree_compared_no_queue]:-0}"
+    printf 'sim_tree_disagree_recent_release %s (disagreements where tree took a node freed < 1 s before)\n' \
+        "${T[sim_tree_disagree_recent_release]:-?}"
 fi
 (( keep )) && say "records kept in $work"
 exit 0
