@@ -16,7 +16,9 @@
 #        sbatch --exclusive -N n --time=limit -J heavy-<id>|none-<id> \
 #               --comment comm=heavy|none --wrap "sleep s"
 #      at its compressed submit time; multi-node jobs are named heavy-*,
-#      and topognn.conf's ClassRule=heavy Name=heavy-* makes them heavy;
+#      and topognn.conf's ClassRule=heavy Name=heavy-* makes them heavy.
+#      Both clusters log backfill's node plans (DebugFlags=Backfill,
+#      SlurmctldDebug=verbose) for the agreement replay;
 #   3. waits until the queue is empty (bounded), saves sdiag, the jobcomp
 #      filetxt records and slurmctld.log, stops the cluster;
 #   4. bench/slurm_replay analyze turns what Slurm did into the metrics.
