@@ -9,6 +9,7 @@
  *
  *  Files:
  *	topognn_conf.c	  topognn.conf reader (key=value, like slurm.conf)
+ *	topognn_class.c	  job record -> place_classify -> communication profile
  *	topognn_map.c	  graph <-> Slurm node table: hosts, groups, leaves,
  *			  spines as node bitmaps; scontrol show topology data
  *	topognn_eval.c	  the eval_nodes callback (enforce and shadow mode)
@@ -29,6 +30,7 @@
 #include "src/interfaces/topology.h"
 
 #include "place.h"
+#include "place_classify.h"
 #include "topo_graph.h"
 
 
@@ -37,18 +39,6 @@ typedef enum {
 	TOPOGNN_MODE_SHADOW,	/* Slurm decides; topognn logs its choice */
 	TOPOGNN_MODE_ENFORCE,	/* topognn decides */
 } topognn_mode_t;
-
-/* One ClassRule line: the first rule whose conditions all hold classifies
- * the job. Unset conditions (NULL/0) always hold. */
-typedef struct {
-	place_comm_class cls;
-	place_pattern pattern;
-	char *name_glob;	/* Name=: fnmatch(3) pattern on the job name */
-	char *partition;	/* Partition=: exact partition name */
-	uint32_t min_nodes;	/* MinNodes=: at least this many nodes */
-	uint32_t max_nodes;	/* MaxNodes=: at most this many (0: any) */
-	double bytes_per_iter;	/* Bytes=: bytes per host per iteration */
-} topognn_class_rule_t;
 
 typedef struct {
 	char *path;		/* the topognn.conf read */
@@ -60,8 +50,11 @@ typedef struct {
 	int candidates;		/* Candidates= */
 	double frag_weight;	/* FragWeight= */
 	bool fatal_on_error;	/* FatalOnError= */
-	topognn_class_rule_t *rules; /* ClassRule= lines, in file order */
-	int rule_cnt;
+	/* ClassRule= and Default*Class= lines, parsed by the engine's
+	 * classifier (topo/place_classify.h, docs/job-classes.md). */
+	place_classifier *classifier;
+	double heavy_bytes;	/* HeavyBytesPerIter= */
+	double light_bytes;	/* LightBytesPerIter= */
 } topognn_conf_t;
 
 /* Everything built from topognn.conf and the graph file. One instance is
@@ -115,10 +108,15 @@ extern void topognn_conf_init(topognn_conf_t *conf);
 extern void topognn_conf_free(topognn_conf_t *conf);
 extern const char *topognn_mode_name(topognn_mode_t mode);
 
-/* Classify a job by the configured rules (default: multi-node jobs are
- * heavy ring all-reduce jobs, single-node jobs light). */
+/* ---- topognn_class.c ---- */
+
+/* The communication profile of a job on `nodes` nodes: its class from the
+ * configured rules (place_classify), ring all-reduce of HeavyBytesPerIter or
+ * LightBytesPerIter bytes per host and iteration. *why (if not NULL) says
+ * which rule or default decided. */
 extern void topognn_classify(const topognn_conf_t *conf, job_record_t *job_ptr,
-			     uint32_t nodes, place_comm *comm);
+			     uint32_t nodes, place_comm *comm,
+			     const char **why);
 
 /* ---- topognn_map.c ---- */
 

@@ -135,7 +135,7 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 		req->required = ctx->required;
 		req->nrequired = n;
 	}
-	topognn_classify(&ctx->conf, job_ptr, nodes, &req->comm);
+	topognn_classify(&ctx->conf, job_ptr, nodes, &req->comm, NULL);
 	return 0;
 }
 

@@ -74,8 +74,8 @@ GraphFile=$3
 Mode=$2
 DecisionLog=$work/decisions.jsonl
 Candidates=32
-ClassRule=light Name=light*
-ClassRule=heavy MinNodes=2
+ClassRule=name=^light class=light
+ClassRule=minnodes=2 class=heavy
 EOF
 }
 write_topognn_conf "$work/topognn.conf" enforce "$work/graph.json"
