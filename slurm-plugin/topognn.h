@@ -14,6 +14,7 @@
  *			  spines as node bitmaps; scontrol show topology data
  *	topognn_eval.c	  the eval_nodes callback (enforce and shadow mode)
  *	topognn_record.c  per-job decision cache, decision log, job plan
+ *	topognn_jobs.c	  running jobs and node states into the engine's state
  *	topology_topognn.c the topology_p_* entry points
  *	prep_topognn.c	  PrEp plugin: commits the decision of a started job
 \*****************************************************************************/
@@ -86,6 +87,15 @@ typedef struct {
 	char **switch_children;		/* lower switches, ranged list */
 	uint32_t *switch_speed;		/* link speed of its fastest cable, Gb/s */
 
+	/* Engine state mirror (topognn_jobs.c): what each host's entry in
+	 * state was last set from, so only changes bump the state version. */
+	unsigned *host_flags_set;	/* PLACE_HOST_* last set; ~0u: never */
+	int *host_cpus_set;
+	int *host_gpus_set;
+	bool jobs_synced;	/* running jobs walked into state once */
+	int state_jobs;		/* jobs in state (decision log: running_jobs) */
+	int *job_hosts;		/* host_cnt: hosts of one job */
+
 	/* Scratch for eval: preallocated so an evaluation allocates little. */
 	uint8_t *allowed;
 	int *required;
@@ -148,6 +158,23 @@ extern topognn_topo_rec_t *topognn_topo_recs(const topognn_ctx_t *ctx,
 /* topology_p_eval_nodes() body. */
 extern int topognn_eval(topology_eval_t *topo_eval);
 
+/* ---- topognn_jobs.c ----
+ * The engine's place_state mirrors slurmctld: host flags (down, drained)
+ * and capacity from the node table, and every running job with its hosts
+ * and communication profile, so the scorer sees background traffic. Which
+ * nodes one job may use is Slurm's node_map (place_request.allowed), not
+ * the state. All of these run in slurmctld with the job write lock held,
+ * which serialises them with evaluations. */
+
+/* Node table -> state, touching only hosts whose flags or capacity
+ * changed; and, once per context (first evaluation after a start, restart
+ * or reconfigure), every running or suspended job from job_list. */
+extern void topognn_state_sync(topognn_ctx_t *ctx);
+/* A job started (prolog) or ended (epilog): add or remove its load. Start
+ * returns whether the job is in the state (false: no host in the graph). */
+extern bool topognn_state_job_start(topognn_ctx_t *ctx, job_record_t *job_ptr);
+extern void topognn_state_job_end(topognn_ctx_t *ctx, job_record_t *job_ptr);
+
 /* ---- topognn_record.c ---- */
 
 /* What the last evaluation of a job decided; kept until the job starts. */
@@ -174,6 +201,8 @@ extern void topognn_record_remember(const topognn_job_decision_t *d);
  * really got and set TOPOGNN_PLAN / TOPOGNN_GROUPS in its spank_job_env.
  * Called by prep/topognn in slurmctld with the job write lock held. */
 extern int topognn_job_commit(job_record_t *job_ptr);
+/* A job ended: its load leaves the engine's state (prep/topognn's epilog). */
+extern int topognn_job_end(job_record_t *job_ptr);
 extern void topognn_record_fini(void);
 
 #endif

@@ -215,6 +215,10 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	json_object_set_new(rec, "groups", arr);
 	json_object_set_new(rec, "ngroups", json_integer(ngroups));
 	json_object_set_new(rec, "leaves", json_integer(nleaves));
+	/* Other jobs whose load the engine's state holds (after a restart:
+	 * rebuilt from job_list). */
+	json_object_set_new(rec, "running_jobs", json_integer(
+		ctx->state_jobs - (topognn_state_job_start(ctx, job_ptr) ? 1 : 0)));
 	if (have_dec) {
 		json_object_set_new(rec, "class", json_string(
 			place_comm_class_name(dec.cls)));
@@ -265,5 +269,15 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	xfree(plan);
 	xfree(groups);
 	_decision_clear(&dec);
+	return SLURM_SUCCESS;
+}
+
+extern int topognn_job_end(job_record_t *job_ptr)
+{
+	if (!job_ptr)
+		return SLURM_SUCCESS;
+	slurm_rwlock_rdlock(&topognn_lock);
+	topognn_state_job_end(topognn_ctx, job_ptr);
+	slurm_rwlock_unlock(&topognn_lock);
 	return SLURM_SUCCESS;
 }

@@ -498,3 +498,8 @@ extern int topognn_commit_job(job_record_t *job_ptr)
 {
 	return topognn_job_commit(job_ptr);
 }
+
+extern int topognn_end_job(job_record_t *job_ptr)
+{
+	return topognn_job_end(job_ptr);
+}
