@@ -15,6 +15,7 @@
  *	topognn_eval.c	  the eval_nodes callback (enforce and shadow mode)
  *	topognn_record.c  per-job decision cache, decision log, job plan
  *	topognn_jobs.c	  running jobs and node states into the engine's state
+ *	topognn_telem.c	  Prometheus telemetry thread -> the engine's state
  *	topology_topognn.c the topology_p_* entry points
  *	prep_topognn.c	  PrEp plugin: commits the decision of a started job
 \*****************************************************************************/
@@ -32,6 +33,8 @@
 
 #include "place.h"
 #include "place_classify.h"
+#include "telemetry.h"
+#include "telemetry_feed.h"
 #include "topo_graph.h"
 
 
@@ -56,6 +59,8 @@ typedef struct {
 	place_classifier *classifier;
 	double heavy_bytes;	/* HeavyBytesPerIter= */
 	double light_bytes;	/* LightBytesPerIter= */
+	telem_config telem;	/* Telemetry*= (docs/telemetry.md); url "": off */
+	double telem_interval_s; /* TelemetryIntervalSec= */
 } topognn_conf_t;
 
 /* Everything built from topognn.conf and the graph file. One instance is
@@ -95,6 +100,7 @@ typedef struct {
 	bool jobs_synced;	/* running jobs walked into state once */
 	int state_jobs;		/* jobs in state (decision log: running_jobs) */
 	int *job_hosts;		/* host_cnt: hosts of one job */
+	telem_feed *telem;	/* live leaf utilisation; NULL: no telemetry */
 
 	/* Scratch for eval: preallocated so an evaluation allocates little. */
 	uint8_t *allowed;
@@ -174,6 +180,14 @@ extern void topognn_state_sync(topognn_ctx_t *ctx);
  * returns whether the job is in the state (false: no host in the graph). */
 extern bool topognn_state_job_start(topognn_ctx_t *ctx, job_record_t *job_ptr);
 extern void topognn_state_job_end(topognn_ctx_t *ctx, job_record_t *job_ptr);
+
+/* ---- topognn_telem.c ---- */
+
+/* Start the telemetry thread when TelemetryURL is set (slurmctld only); a
+ * bad setting or credentials file is logged and telemetry stays off. */
+extern void topognn_telem_start(topognn_ctx_t *ctx);
+/* In an evaluation: apply the latest snapshot if it changed. */
+extern void topognn_telem_apply(topognn_ctx_t *ctx);
 
 /* ---- topognn_record.c ---- */
 

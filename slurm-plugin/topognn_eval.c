@@ -79,6 +79,7 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	uint16_t max_cpus = 0;
 
 	topognn_state_sync(ctx);
+	topognn_telem_apply(ctx);
 	memset(ctx->allowed, 0, ctx->host_cnt);
 	for (int i = 0; i < ctx->node_cnt; i++) {
 		avail_res_t *res = topo_eval->avail_res_array[i];

@@ -116,6 +116,8 @@ extern int topology_p_build_config(void)
 	if (!running_in_slurmctld() || !node_record_count)
 		return SLURM_SUCCESS;
 	ctx = _load(true);
+	if (ctx)
+		topognn_telem_start(ctx);
 	slurm_rwlock_wrlock(&topognn_lock);
 	old = topognn_ctx;
 	topognn_ctx = ctx;

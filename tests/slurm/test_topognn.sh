@@ -76,6 +76,10 @@ DecisionLog=$work/decisions.jsonl
 Candidates=32
 ClassRule=name=^light class=light
 ClassRule=minnodes=2 class=heavy
+# nothing listens on port 1: Prometheus is down for the whole test
+TelemetryURL=http://127.0.0.1:1
+TelemetryRetries=0
+TelemetryIntervalSec=1
 EOF
 }
 write_topognn_conf "$work/topognn.conf" enforce "$work/graph.json"
@@ -196,6 +200,12 @@ if grep -q "\"job_id\":$heavy12,.*\"running_jobs\":2," "$work/decisions.jsonl" 2
     pass "engine state held 2 running jobs (fragment, heavy -N 6) when job $heavy12 started"
 else
     fail "running_jobs of job $heavy12: $(grep -o "\"job_id\":$heavy12,.*" "$work/decisions.jsonl" | grep -o '"running_jobs":[0-9]*')"
+fi
+down=$(grep -c 'telemetry: http://127.0.0.1:1: Prometheus unreachable' "$ctld_log" || true)
+if grep -q 'telemetry from http://127.0.0.1:1 every 1 s' "$ctld_log" && [[ "$down" == 1 ]]; then
+    pass "telemetry thread runs; Prometheus down logged once over the jobs so far, scheduling unaffected"
+else
+    fail "telemetry: started $(grep -c 'telemetry from' "$ctld_log" || true), down logged $down times"
 fi
 want_group="su$(groups_of "$(nodes_of "$heavy")")"
 if grep -q "^$heavy $want_group $want_group:n" "$plan_log" 2>/dev/null; then
