@@ -15,6 +15,9 @@
  *  is Slurm's node_map, passed to the engine as place_request.allowed.
 \*****************************************************************************/
 
+#define _GNU_SOURCE
+#include <dlfcn.h>
+
 #include "src/common/slurm_xlator.h"
 
 #include "src/common/bitstring.h"
@@ -26,6 +29,23 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "topognn.h"
+
+/*
+ * slurmctld's job_list. It is a variable of the slurmctld binary, not of
+ * libslurm, and slurmd, slurmstepd and the clients load this plugin too: a
+ * direct reference (a data relocation, resolved at dlopen even with lazy
+ * binding) would make the plugin fail to load there. So it is looked up at
+ * run time, in slurmctld only.
+ */
+static list_t *_job_list(void)
+{
+	list_t **jl;
+
+	if (!running_in_slurmctld())
+		return NULL;
+	jl = dlsym(RTLD_DEFAULT, "job_list");
+	return jl ? *jl : NULL;
+}
 
 static unsigned _node_flags(node_record_t *node_ptr)
 {
@@ -123,11 +143,16 @@ extern void topognn_state_sync(topognn_ctx_t *ctx)
 		return;
 	for (int h = 0; h < ctx->host_cnt; h++)
 		_set_host(ctx, h, false);
-	if (!ctx->jobs_synced && job_list && ctx == topognn_ctx) {
+	if (!ctx->jobs_synced && ctx == topognn_ctx) {
+		list_t *jobs = _job_list();
 		int added = 0;
 
 		ctx->jobs_synced = true;
-		list_for_each(job_list, _sync_job, &added);
+		if (!jobs) {
+			error("slurmctld's job_list not found: the engine state starts without the running jobs");
+			return;
+		}
+		list_for_each(jobs, _sync_job, &added);
 		info("engine state rebuilt from slurmctld: %d running jobs",
 		     added);
 	}
