@@ -145,7 +145,7 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	bool have_dec;
 	hostlist_t *groups_hl = NULL;
 	char *plan = NULL, *groups = NULL;
-	int ngroups = 0, nleaves = 0;
+	int ngroups = 0, nleaves = 0, others;
 	json_t *rec, *arr;
 	char *line;
 
@@ -216,9 +216,10 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	json_object_set_new(rec, "ngroups", json_integer(ngroups));
 	json_object_set_new(rec, "leaves", json_integer(nleaves));
 	/* Other jobs whose load the engine's state holds (after a restart:
-	 * rebuilt from job_list). */
-	json_object_set_new(rec, "running_jobs", json_integer(
-		ctx->state_jobs - (topognn_state_job_start(ctx, job_ptr) ? 1 : 0)));
+	 * rebuilt from job_list); then this one joins them. */
+	others = topognn_state_job_start(ctx, job_ptr) ? ctx->state_jobs - 1 :
+							 ctx->state_jobs;
+	json_object_set_new(rec, "running_jobs", json_integer(others));
 	if (have_dec) {
 		json_object_set_new(rec, "class", json_string(
 			place_comm_class_name(dec.cls)));
