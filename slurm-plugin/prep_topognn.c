@@ -9,7 +9,9 @@
  *  prep_p_prolog_slurmctld runs once per started job (in slurmctld, job
  *  write lock held) with the allocation in job_ptr: it calls the topology
  *  plugin's topognn_commit_job(), which writes the decision log and sets
- *  the job's plan (TOPOGNN_GROUPS, TOPOGNN_PLAN) in spank_job_env.
+ *  the job's plan (TOPOGNN_GROUPS, TOPOGNN_PLAN) in spank_job_env, and adds
+ *  the job's hosts and traffic to the engine's state. prep_p_epilog_slurmctld
+ *  (job end) calls topognn_end_job(), which takes them out again.
  *
  *  Slurm dlopen()s plugins RTLD_LOCAL, so the topology plugin's symbol is
  *  found through its own handle (dl_iterate_phdr + RTLD_NOLOAD). In slurmd
@@ -38,7 +40,8 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 typedef int (*commit_fn_t)(job_record_t *job_ptr);
 
-static commit_fn_t commit_fn = NULL;
+static commit_fn_t commit_fn = NULL;	/* topognn_commit_job */
+static commit_fn_t end_fn = NULL;	/* topognn_end_job */
 static void *topo_handle = NULL;
 static bool lookup_done = false;
 static pthread_mutex_t lookup_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -56,7 +59,8 @@ static int _find_topo_so(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-static commit_fn_t _commit_fn(void)
+/* Look the topology plugin's entry points up once; false if absent. */
+static bool _lookup(void)
 {
 	char *path = NULL;
 
@@ -73,13 +77,15 @@ static commit_fn_t _commit_fn(void)
 		error("dlopen(%s): %s", path, dlerror());
 		goto done;
 	}
-	if (!(commit_fn = dlsym(topo_handle, "topognn_commit_job")))
-		error("%s has no topognn_commit_job: version mismatch?",
+	commit_fn = dlsym(topo_handle, "topognn_commit_job");
+	end_fn = dlsym(topo_handle, "topognn_end_job");
+	if (!commit_fn || !end_fn)
+		error("%s lacks topognn_commit_job or topognn_end_job: version mismatch?",
 		      path);
 done:
 	xfree(path);
 	slurm_mutex_unlock(&lookup_lock);
-	return commit_fn;
+	return commit_fn && end_fn;
 }
 
 extern int init(void)
@@ -95,6 +101,7 @@ extern void fini(void)
 		dlclose(topo_handle);
 	topo_handle = NULL;
 	commit_fn = NULL;
+	end_fn = NULL;
 	lookup_done = false;
 	slurm_mutex_unlock(&lookup_lock);
 }
@@ -115,21 +122,23 @@ extern int prep_p_epilog(job_env_t *job_env, slurm_cred_t *cred)
 
 extern int prep_p_prolog_slurmctld(job_record_t *job_ptr, bool *async)
 {
-	commit_fn_t fn;
-
 	*async = false;
-	if ((fn = _commit_fn()) && fn(job_ptr) != SLURM_SUCCESS)
+	if (_lookup() && commit_fn(job_ptr) != SLURM_SUCCESS)
 		debug("%pJ: commit failed", job_ptr);
 	return SLURM_SUCCESS;
 }
 
+/* The job's load leaves topology/topognn's engine state. */
 extern int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async)
 {
 	*async = false;
+	if (_lookup())
+		(void) end_fn(job_ptr);
 	return SLURM_SUCCESS;
 }
 
 extern void prep_p_required(prep_call_type_t type, bool *required)
 {
-	*required = (type == PREP_PROLOG_SLURMCTLD) && running_in_slurmctld();
+	*required = ((type == PREP_PROLOG_SLURMCTLD) ||
+		     (type == PREP_EPILOG_SLURMCTLD)) && running_in_slurmctld();
 }

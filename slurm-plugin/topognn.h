@@ -9,10 +9,13 @@
  *
  *  Files:
  *	topognn_conf.c	  topognn.conf reader (key=value, like slurm.conf)
+ *	topognn_class.c	  job record -> place_classify -> communication profile
  *	topognn_map.c	  graph <-> Slurm node table: hosts, groups, leaves,
  *			  spines as node bitmaps; scontrol show topology data
  *	topognn_eval.c	  the eval_nodes callback (enforce and shadow mode)
  *	topognn_record.c  per-job decision cache, decision log, job plan
+ *	topognn_jobs.c	  running jobs and node states into the engine's state
+ *	topognn_telem.c	  Prometheus telemetry thread -> the engine's state
  *	topology_topognn.c the topology_p_* entry points
  *	prep_topognn.c	  PrEp plugin: commits the decision of a started job
 \*****************************************************************************/
@@ -29,6 +32,9 @@
 #include "src/interfaces/topology.h"
 
 #include "place.h"
+#include "place_classify.h"
+#include "telemetry.h"
+#include "telemetry_feed.h"
 #include "topo_graph.h"
 
 
@@ -37,18 +43,6 @@ typedef enum {
 	TOPOGNN_MODE_SHADOW,	/* Slurm decides; topognn logs its choice */
 	TOPOGNN_MODE_ENFORCE,	/* topognn decides */
 } topognn_mode_t;
-
-/* One ClassRule line: the first rule whose conditions all hold classifies
- * the job. Unset conditions (NULL/0) always hold. */
-typedef struct {
-	place_comm_class cls;
-	place_pattern pattern;
-	char *name_glob;	/* Name=: fnmatch(3) pattern on the job name */
-	char *partition;	/* Partition=: exact partition name */
-	uint32_t min_nodes;	/* MinNodes=: at least this many nodes */
-	uint32_t max_nodes;	/* MaxNodes=: at most this many (0: any) */
-	double bytes_per_iter;	/* Bytes=: bytes per host per iteration */
-} topognn_class_rule_t;
 
 typedef struct {
 	char *path;		/* the topognn.conf read */
@@ -60,8 +54,13 @@ typedef struct {
 	int candidates;		/* Candidates= */
 	double frag_weight;	/* FragWeight= */
 	bool fatal_on_error;	/* FatalOnError= */
-	topognn_class_rule_t *rules; /* ClassRule= lines, in file order */
-	int rule_cnt;
+	/* ClassRule= and Default*Class= lines, parsed by the engine's
+	 * classifier (topo/place_classify.h, docs/job-classes.md). */
+	place_classifier *classifier;
+	double heavy_bytes;	/* HeavyBytesPerIter= */
+	double light_bytes;	/* LightBytesPerIter= */
+	telem_config telem;	/* Telemetry*= (docs/telemetry.md); url "": off */
+	double telem_interval_s; /* TelemetryIntervalSec= */
 } topognn_conf_t;
 
 /* Everything built from topognn.conf and the graph file. One instance is
@@ -93,6 +92,16 @@ typedef struct {
 	char **switch_children;		/* lower switches, ranged list */
 	uint32_t *switch_speed;		/* link speed of its fastest cable, Gb/s */
 
+	/* Engine state mirror (topognn_jobs.c): what each host's entry in
+	 * state was last set from, so only changes bump the state version. */
+	unsigned *host_flags_set;	/* PLACE_HOST_* last set; ~0u: never */
+	int *host_cpus_set;
+	int *host_gpus_set;
+	bool jobs_synced;	/* running jobs walked into state once */
+	int state_jobs;		/* jobs in state (decision log: running_jobs) */
+	int *job_hosts;		/* host_cnt: hosts of one job */
+	telem_feed *telem;	/* live leaf utilisation; NULL: no telemetry */
+
 	/* Scratch for eval: preallocated so an evaluation allocates little. */
 	uint8_t *allowed;
 	int *required;
@@ -115,10 +124,15 @@ extern void topognn_conf_init(topognn_conf_t *conf);
 extern void topognn_conf_free(topognn_conf_t *conf);
 extern const char *topognn_mode_name(topognn_mode_t mode);
 
-/* Classify a job by the configured rules (default: multi-node jobs are
- * heavy ring all-reduce jobs, single-node jobs light). */
+/* ---- topognn_class.c ---- */
+
+/* The communication profile of a job on `nodes` nodes: its class from the
+ * configured rules (place_classify), ring all-reduce of HeavyBytesPerIter or
+ * LightBytesPerIter bytes per host and iteration. *why (if not NULL) says
+ * which rule or default decided. */
 extern void topognn_classify(const topognn_conf_t *conf, job_record_t *job_ptr,
-			     uint32_t nodes, place_comm *comm);
+			     uint32_t nodes, place_comm *comm,
+			     const char **why);
 
 /* ---- topognn_map.c ---- */
 
@@ -150,6 +164,31 @@ extern topognn_topo_rec_t *topognn_topo_recs(const topognn_ctx_t *ctx,
 /* topology_p_eval_nodes() body. */
 extern int topognn_eval(topology_eval_t *topo_eval);
 
+/* ---- topognn_jobs.c ----
+ * The engine's place_state mirrors slurmctld: host flags (down, drained)
+ * and capacity from the node table, and every running job with its hosts
+ * and communication profile, so the scorer sees background traffic. Which
+ * nodes one job may use is Slurm's node_map (place_request.allowed), not
+ * the state. All of these run in slurmctld with the job write lock held,
+ * which serialises them with evaluations. */
+
+/* Node table -> state, touching only hosts whose flags or capacity
+ * changed; and, once per context (first evaluation after a start, restart
+ * or reconfigure), every running or suspended job from job_list. */
+extern void topognn_state_sync(topognn_ctx_t *ctx);
+/* A job started (prolog) or ended (epilog): add or remove its load. Start
+ * returns whether the job is in the state (false: no host in the graph). */
+extern bool topognn_state_job_start(topognn_ctx_t *ctx, job_record_t *job_ptr);
+extern void topognn_state_job_end(topognn_ctx_t *ctx, job_record_t *job_ptr);
+
+/* ---- topognn_telem.c ---- */
+
+/* Start the telemetry thread when TelemetryURL is set (slurmctld only); a
+ * bad setting or credentials file is logged and telemetry stays off. */
+extern void topognn_telem_start(topognn_ctx_t *ctx);
+/* In an evaluation: apply the latest snapshot if it changed. */
+extern void topognn_telem_apply(topognn_ctx_t *ctx);
+
 /* ---- topognn_record.c ---- */
 
 /* What the last evaluation of a job decided; kept until the job starts. */
@@ -176,6 +215,8 @@ extern void topognn_record_remember(const topognn_job_decision_t *d);
  * really got and set TOPOGNN_PLAN / TOPOGNN_GROUPS in its spank_job_env.
  * Called by prep/topognn in slurmctld with the job write lock held. */
 extern int topognn_job_commit(job_record_t *job_ptr);
+/* A job ended: its load leaves the engine's state (prep/topognn's epilog). */
+extern int topognn_job_end(job_record_t *job_ptr);
 extern void topognn_record_fini(void);
 
 #endif

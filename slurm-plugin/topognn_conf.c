@@ -3,14 +3,15 @@
  *	file that sits beside slurm.conf (see topognn.conf(5)).
  *
  *  Like slurm.conf: one "Key=Value" per line, keys case-insensitive, '#'
- *  starts a comment. A ClassRule line carries further Key=Value options.
+ *  starts a comment. ClassRule= and Default*Class= lines belong to the
+ *  engine's job classifier (topo/place_classify.h, docs/job-classes.md),
+ *  which reads the same file after this reader: one parser for one syntax.
  *  Every problem is reported as "file:line: reason" so an admin can fix it.
  *  Relative paths are taken relative to the directory of topognn.conf.
 \*****************************************************************************/
 
 #include <ctype.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,10 @@ extern void topognn_conf_init(topognn_conf_t *conf)
 	conf->candidates = 32;
 	conf->frag_weight = 1.0;
 	conf->fatal_on_error = false;
+	conf->heavy_bytes = 1e9;
+	conf->light_bytes = 1e6;
+	telem_config_init(&conf->telem);
+	conf->telem_interval_s = 30;
 }
 
 extern void topognn_conf_free(topognn_conf_t *conf)
@@ -44,12 +49,8 @@ extern void topognn_conf_free(topognn_conf_t *conf)
 	xfree(conf->graph_file);
 	xfree(conf->model_file);
 	xfree(conf->decision_log);
-	for (int i = 0; i < conf->rule_cnt; i++) {
-		xfree(conf->rules[i].name_glob);
-		xfree(conf->rules[i].partition);
-	}
-	xfree(conf->rules);
-	conf->rule_cnt = 0;
+	place_classifier_free(conf->classifier);
+	conf->classifier = NULL;
 }
 
 extern const char *topognn_mode_name(topognn_mode_t mode)
@@ -130,75 +131,13 @@ static void _split_kv(char *tok, char **key, char **val)
 	}
 }
 
-/* ClassRule=<none|light|heavy> [Pattern=ring|alltoall|pipeline]
- *	[Name=<glob>] [Partition=<name>] [MinNodes=N] [MaxNodes=N] [Bytes=B] */
-static int _parse_class_rule(topognn_conf_t *conf, const char *file,
-			     int line, const char *cls, char *rest)
+/* Keys of the job classifier (docs/job-classes.md). */
+static bool _is_class_key(const char *key)
 {
-	topognn_class_rule_t rule = { 0 };
-	char *save = NULL, *tok, *key, *val;
-	int c;
-	long n;
-
-	if ((c = place_comm_class_parse(cls)) < 0) {
-		error("%s:%d: unknown job class \"%s\" (want none, light or heavy)",
-		      file, line, cls);
-		return -1;
-	}
-	rule.cls = c;
-	rule.pattern = PLACE_PATTERN_RING;
-	rule.bytes_per_iter = (c == PLACE_COMM_HEAVY) ? 1e9 :
-			      (c == PLACE_COMM_LIGHT) ? 1e6 : 0;
-
-	for (tok = strtok_r(rest, " \t", &save); tok;
-	     tok = strtok_r(NULL, " \t", &save)) {
-		_split_kv(tok, &key, &val);
-		if (!val || !val[0]) {
-			error("%s:%d: ClassRule option \"%s\" needs a value",
-			      file, line, key);
-			goto fail;
-		}
-		if (!xstrcasecmp(key, "Name")) {
-			xfree(rule.name_glob);
-			rule.name_glob = xstrdup(val);
-		} else if (!xstrcasecmp(key, "Partition")) {
-			xfree(rule.partition);
-			rule.partition = xstrdup(val);
-		} else if (!xstrcasecmp(key, "MinNodes") &&
-			   !_parse_uint(val, 1000000, &n)) {
-			rule.min_nodes = n;
-		} else if (!xstrcasecmp(key, "MaxNodes") &&
-			   !_parse_uint(val, 1000000, &n)) {
-			rule.max_nodes = n;
-		} else if (!xstrcasecmp(key, "Bytes") &&
-			   !_parse_double(val, &rule.bytes_per_iter)) {
-			;
-		} else if (!xstrcasecmp(key, "Pattern")) {
-			if (!xstrcasecmp(val, "ring"))
-				rule.pattern = PLACE_PATTERN_RING;
-			else if (!xstrcasecmp(val, "alltoall"))
-				rule.pattern = PLACE_PATTERN_ALLTOALL;
-			else if (!xstrcasecmp(val, "pipeline"))
-				rule.pattern = PLACE_PATTERN_PIPELINE;
-			else {
-				error("%s:%d: unknown Pattern \"%s\" (want ring, alltoall or pipeline)",
-				      file, line, val);
-				goto fail;
-			}
-		} else {
-			error("%s:%d: bad ClassRule option \"%s=%s\"",
-			      file, line, key, val);
-			goto fail;
-		}
-	}
-	xrecalloc(conf->rules, conf->rule_cnt + 1, sizeof(*conf->rules));
-	conf->rules[conf->rule_cnt++] = rule;
-	return 0;
-
-fail:
-	xfree(rule.name_glob);
-	xfree(rule.partition);
-	return -1;
+	return !xstrcasecmp(key, "ClassRule") ||
+	       !xstrcasecmp(key, "DefaultMultiNodeGpuClass") ||
+	       !xstrcasecmp(key, "DefaultMultiNodeClass") ||
+	       !xstrcasecmp(key, "DefaultClass");
 }
 
 /* One non-empty line. Returns 0 or -1 (logged). */
@@ -221,14 +160,14 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 		      file, line, key);
 		return -1;
 	}
-	if (xstrcasecmp(key, "ClassRule")) {
-		while (isspace((unsigned char) *rest))
-			rest++;
-		if (*rest) {
-			error("%s:%d: unexpected text after %s=%s: \"%s\"",
-			      file, line, key, val, rest);
-			return -1;
-		}
+	if (_is_class_key(key))
+		return 0;	/* place_classifier_load() parses these */
+	while (isspace((unsigned char) *rest))
+		rest++;
+	if (*rest) {
+		error("%s:%d: unexpected text after %s=%s: \"%s\"",
+		      file, line, key, val, rest);
+		return -1;
 	}
 
 	if (!xstrcasecmp(key, "GraphFile")) {
@@ -279,8 +218,38 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 			return -1;
 		}
 		conf->fatal_on_error = b;
-	} else if (!xstrcasecmp(key, "ClassRule")) {
-		return _parse_class_rule(conf, file, line, val, rest);
+	} else if (!xstrcasecmp(key, "TelemetryIntervalSec")) {
+		if (_parse_double(val, &conf->telem_interval_s) ||
+		    conf->telem_interval_s < 1 ||
+		    conf->telem_interval_s > 86400) {
+			error("%s:%d: TelemetryIntervalSec must be 1..86400, not \"%s\"",
+			      file, line, val);
+			return -1;
+		}
+	} else if (!xstrncasecmp(key, "Telemetry", 9)) {
+		/* The client parses its own keys (telem_config_set). */
+		topo_error err;
+		char *v = xstrcasecmp(key, "TelemetryCredentialsFile") ?
+			  xstrdup(val) : _resolve_path(file, val);
+		int bad = telem_config_set(&conf->telem, key, v, &err);
+
+		xfree(v);
+		if (bad) {
+			error("%s:%d: %s", file, line, err.text);
+			return -1;
+		}
+	} else if (!xstrcasecmp(key, "HeavyBytesPerIter")) {
+		if (_parse_double(val, &conf->heavy_bytes)) {
+			error("%s:%d: HeavyBytesPerIter must be a number >= 0, not \"%s\"",
+			      file, line, val);
+			return -1;
+		}
+	} else if (!xstrcasecmp(key, "LightBytesPerIter")) {
+		if (_parse_double(val, &conf->light_bytes)) {
+			error("%s:%d: LightBytesPerIter must be a number >= 0, not \"%s\"",
+			      file, line, val);
+			return -1;
+		}
 	} else {
 		error("%s:%d: unknown key \"%s\"", file, line,
 		      key);
@@ -324,6 +293,15 @@ extern int topognn_conf_read(const char *path, topognn_conf_t *conf)
 			rc = SLURM_ERROR;
 	}
 	fclose(fp);
+	if (rc == SLURM_SUCCESS) {
+		topo_error err;
+		char msg[TOPO_ERROR_TEXT_LEN + 512];
+
+		if (!(conf->classifier = place_classifier_load(path, &err))) {
+			error("%s", topo_error_format(&err, msg, sizeof(msg)));
+			rc = SLURM_ERROR;
+		}
+	}
 	if (rc == SLURM_SUCCESS && !conf->graph_file &&
 	    conf->mode != TOPOGNN_MODE_OFF) {
 		error("%s: no GraphFile= line", path);
@@ -333,44 +311,4 @@ extern int topognn_conf_read(const char *path, topognn_conf_t *conf)
 	    conf->policy == PLACE_POLICY_MODEL)
 		conf->policy = PLACE_POLICY_GNN;
 	return rc;
-}
-
-static bool _rule_matches(const topognn_class_rule_t *r, job_record_t *job_ptr,
-			  uint32_t nodes)
-{
-	if (r->min_nodes && nodes < r->min_nodes)
-		return false;
-	if (r->max_nodes && nodes > r->max_nodes)
-		return false;
-	if (r->name_glob &&
-	    fnmatch(r->name_glob, job_ptr->name ? job_ptr->name : "", 0))
-		return false;
-	if (r->partition && xstrcmp(r->partition, job_ptr->partition))
-		return false;
-	return true;
-}
-
-extern void topognn_classify(const topognn_conf_t *conf, job_record_t *job_ptr,
-			     uint32_t nodes, place_comm *comm)
-{
-	memset(comm, 0, sizeof(*comm));
-	comm->compute_s_per_iter = 0.1;
-	for (int i = 0; i < conf->rule_cnt; i++) {
-		const topognn_class_rule_t *r = &conf->rules[i];
-
-		if (!_rule_matches(r, job_ptr, nodes))
-			continue;
-		comm->cls = r->cls;
-		comm->pattern = r->pattern;
-		comm->bytes_per_iter = r->bytes_per_iter;
-		return;
-	}
-	comm->pattern = PLACE_PATTERN_RING;
-	if (nodes >= 2) {
-		comm->cls = PLACE_COMM_HEAVY;
-		comm->bytes_per_iter = 1e9;
-	} else {
-		comm->cls = PLACE_COMM_LIGHT;
-		comm->bytes_per_iter = 0;
-	}
 }

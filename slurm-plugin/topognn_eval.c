@@ -7,6 +7,10 @@
  *  take nodes in that order through Slurm's own helpers (core selection,
  *  CPU counts, GRES), so every per-node rule of cons_tres still applies.
  *
+ *  The engine's state (hosts' flags, running jobs and their traffic) is
+ *  kept by topognn_jobs.c; what this job may use is the node_map, passed
+ *  as the request's allowed hosts.
+ *
  *  Enforce mode installs _eval_enforce as the eval_nodes callback, shadow
  *  mode installs _eval_shadow (decides, remembers, hands back). Anything the
  *  engine cannot express (--contiguous, required nodes outside the graph,
@@ -71,38 +75,21 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 {
 	job_record_t *job_ptr = topo_eval->job_ptr;
 	bitstr_t *req_map = job_ptr->details->req_node_bitmap;
-	node_record_t *node_ptr;
 	uint32_t nodes = _target_nodes(topo_eval);
 	uint16_t max_cpus = 0;
 
+	topognn_state_sync(ctx);
+	topognn_telem_apply(ctx);
 	memset(ctx->allowed, 0, ctx->host_cnt);
-	for (int h = 0; h < ctx->host_cnt; h++) {
-		if (ctx->host_node[h] < 0)
-			place_state_set_host(ctx->state, h, 0, 0, 0, 0,
-					     PLACE_HOST_DOWN);
-	}
 	for (int i = 0; i < ctx->node_cnt; i++) {
 		avail_res_t *res = topo_eval->avail_res_array[i];
 		int h = ctx->node_host[i];
-		unsigned flags = 0;
-		bool offered;
 
-		if (h < 0 || !(node_ptr = node_record_table_ptr[i]))
+		if (h < 0 || !bit_test(topo_eval->node_map, i) || !res ||
+		    !res->avail_cpus)
 			continue;
-		offered = bit_test(topo_eval->node_map, i) && res &&
-			  res->avail_cpus;
-		if (IS_NODE_DOWN(node_ptr) || IS_NODE_NO_RESPOND(node_ptr))
-			flags |= PLACE_HOST_DOWN;
-		if (IS_NODE_DRAIN(node_ptr))
-			flags |= PLACE_HOST_DRAIN;
-		place_state_set_host(ctx->state, h,
-				     offered ? res->avail_gpus : 0,
-				     offered ? res->avail_gpus : 0,
-				     node_ptr->cpus,
-				     offered ? res->avail_cpus : 0, flags);
-		ctx->allowed[h] = offered;
-		if (offered)
-			max_cpus = MAX(max_cpus, res->avail_cpus);
+		ctx->allowed[h] = 1;
+		max_cpus = MAX(max_cpus, res->avail_cpus);
 	}
 
 	memset(req, 0, sizeof(*req));
@@ -135,7 +122,7 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 		req->required = ctx->required;
 		req->nrequired = n;
 	}
-	topognn_classify(&ctx->conf, job_ptr, nodes, &req->comm);
+	topognn_classify(&ctx->conf, job_ptr, nodes, &req->comm, NULL);
 	return 0;
 }
 

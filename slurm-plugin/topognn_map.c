@@ -244,6 +244,12 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 	ctx->host_node = xcalloc(ctx->host_cnt, sizeof(int));
 	ctx->allowed = xcalloc(ctx->host_cnt, sizeof(uint8_t));
 	ctx->required = xcalloc(ctx->host_cnt, sizeof(int));
+	ctx->job_hosts = xcalloc(ctx->host_cnt, sizeof(int));
+	ctx->host_flags_set = xcalloc(ctx->host_cnt, sizeof(unsigned));
+	ctx->host_cpus_set = xcalloc(ctx->host_cnt, sizeof(int));
+	ctx->host_gpus_set = xcalloc(ctx->host_cnt, sizeof(int));
+	for (int h = 0; h < ctx->host_cnt; h++)
+		ctx->host_flags_set[h] = ~0u;
 
 	if (with_nodes) {
 		_map_nodes(ctx);
@@ -269,6 +275,8 @@ extern void topognn_ctx_free(topognn_ctx_t *ctx)
 {
 	if (!ctx)
 		return;
+	telem_feed_free(ctx->telem);	/* stops its thread first */
+	ctx->telem = NULL;
 	for (int g = 0; g < ctx->group_cnt; g++) {
 		xfree(ctx->group_name[g]);
 		FREE_NULL_BITMAP(ctx->group_bitmap[g]);
@@ -290,6 +298,10 @@ extern void topognn_ctx_free(topognn_ctx_t *ctx)
 	FREE_NULL_BITMAP(ctx->unmapped_bitmap);
 	xfree(ctx->allowed);
 	xfree(ctx->required);
+	xfree(ctx->job_hosts);
+	xfree(ctx->host_flags_set);
+	xfree(ctx->host_cpus_set);
+	xfree(ctx->host_gpus_set);
 	xfree(ctx->order);
 	xfree(ctx->group_used);
 	if (ctx->state)

@@ -145,7 +145,7 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	bool have_dec;
 	hostlist_t *groups_hl = NULL;
 	char *plan = NULL, *groups = NULL;
-	int ngroups = 0, nleaves = 0;
+	int ngroups = 0, nleaves = 0, others;
 	json_t *rec, *arr;
 	char *line;
 
@@ -215,6 +215,11 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	json_object_set_new(rec, "groups", arr);
 	json_object_set_new(rec, "ngroups", json_integer(ngroups));
 	json_object_set_new(rec, "leaves", json_integer(nleaves));
+	/* Other jobs whose load the engine's state holds (after a restart:
+	 * rebuilt from job_list); then this one joins them. */
+	others = topognn_state_job_start(ctx, job_ptr) ? ctx->state_jobs - 1 :
+							 ctx->state_jobs;
+	json_object_set_new(rec, "running_jobs", json_integer(others));
 	if (have_dec) {
 		json_object_set_new(rec, "class", json_string(
 			place_comm_class_name(dec.cls)));
@@ -265,5 +270,15 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	xfree(plan);
 	xfree(groups);
 	_decision_clear(&dec);
+	return SLURM_SUCCESS;
+}
+
+extern int topognn_job_end(job_record_t *job_ptr)
+{
+	if (!job_ptr)
+		return SLURM_SUCCESS;
+	slurm_rwlock_rdlock(&topognn_lock);
+	topognn_state_job_end(topognn_ctx, job_ptr);
+	slurm_rwlock_unlock(&topognn_lock);
 	return SLURM_SUCCESS;
 }

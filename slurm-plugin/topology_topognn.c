@@ -116,6 +116,8 @@ extern int topology_p_build_config(void)
 	if (!running_in_slurmctld() || !node_record_count)
 		return SLURM_SUCCESS;
 	ctx = _load(true);
+	if (ctx)
+		topognn_telem_start(ctx);
 	slurm_rwlock_wrlock(&topognn_lock);
 	old = topognn_ctx;
 	topognn_ctx = ctx;
@@ -497,4 +499,9 @@ extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask)
 extern int topognn_commit_job(job_record_t *job_ptr)
 {
 	return topognn_job_commit(job_ptr);
+}
+
+extern int topognn_end_job(job_record_t *job_ptr)
+{
+	return topognn_job_end(job_ptr);
 }

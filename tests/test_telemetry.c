@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "telemetry.h"
+#include "telemetry_feed.h"
 #include "telemetry_place.h"
 
 #define NOW 1700000100.0
@@ -396,6 +398,174 @@ static void test_unreachable(void **state)
 	telem_client_free(c);
 }
 
+/* ---- telemetry_feed: a scripted fetcher ---------------------------------- */
+
+typedef struct script {
+	int n, next;
+	double util[8]; /* < 0: the fetch fails */
+	int calls;
+} script;
+
+static int scripted_fetch(void *arg, telem_snapshot *out, topo_error *err)
+{
+	script *sc = arg;
+	double u = sc->util[sc->next < sc->n ? sc->next : sc->n - 1];
+
+	sc->next++;
+	sc->calls++;
+	memset(out, 0, sizeof(*out));
+	if (u < 0) {
+		topo_error_set(err, "http://prom:9090", 0,
+			       "Prometheus unreachable: refused (after 3 attempts); "
+			       "scheduling continues without telemetry");
+		return -1;
+	}
+	out->leaves = calloc(1, sizeof(*out->leaves));
+	out->leaves[0].name = strdup("leaf-a");
+	out->leaves[0].util = u;
+	out->nleaves = 1;
+	return 0;
+}
+
+typedef struct logbook {
+	int errors, infos;
+	char last[1024];
+} logbook;
+
+static void log_to_book(void *arg, telem_feed_log_level level, const char *msg)
+{
+	logbook *b = arg;
+
+	if (level == TELEM_FEED_ERROR)
+		b->errors++;
+	else
+		b->infos++;
+	snprintf(b->last, sizeof(b->last), "%s", msg);
+}
+
+static void test_feed_swap(void **state)
+{
+	topo_graph *g = small_graph();
+	topo_error err;
+	place_cluster *c = place_cluster_new(g, &err);
+	place_state *st;
+	script sc = { .n = 7, .util = { 0.5, 0.8, -1, -1, -1, 0.3, 0.3 } };
+	logbook book = { 0 };
+	telem_feed *f;
+	uint64_t v;
+
+	(void)state;
+	assert_non_null(c);
+	st = place_state_new(c);
+	f = telem_feed_new_custom(scripted_fetch, &sc, 30, log_to_book, &book);
+	assert_non_null(f);
+	v = place_state_version(st);
+	assert_int_equal(telem_feed_apply(f, st), 0); /* nothing fetched yet */
+	assert_true(place_state_version(st) == v);
+
+	assert_int_equal(telem_feed_poll(f), 0);       /* leaf-a 0.5 */
+	assert_int_equal(telem_feed_apply(f, st), 1);
+	assert_true(place_state_version(st) == v + 1); /* one leaf set */
+	assert_int_equal(telem_feed_apply(f, st), 0);  /* same snapshot: untouched */
+	assert_true(place_state_version(st) == v + 1);
+
+	assert_int_equal(telem_feed_poll(f), 0);       /* leaf-a 0.8 */
+	assert_int_equal(telem_feed_apply(f, st), 1);
+	assert_true(place_state_version(st) == v + 3); /* cleared, then set */
+
+	for (int i = 0; i < 3; i++)                    /* Prometheus down 3 times */
+		assert_int_equal(telem_feed_poll(f), -1);
+	assert_int_equal(book.errors, 1);              /* logged once */
+	assert_non_null(strstr(book.last, "http://prom:9090: Prometheus unreachable: refused"));
+	assert_int_equal(telem_feed_failures(f), 3);
+	assert_int_equal(telem_feed_apply(f, st), 1);  /* the outage clears the overlay */
+	assert_true(place_state_version(st) == v + 4);
+	assert_int_equal(telem_feed_apply(f, st), 0);
+
+	assert_int_equal(telem_feed_poll(f), 0);       /* back: leaf-a 0.3 */
+	assert_int_equal(book.infos, 1);
+	assert_non_null(strstr(book.last, "telemetry is back"));
+	assert_int_equal(telem_feed_poll(f), 0);       /* two snapshots, one apply */
+	assert_int_equal(telem_feed_apply(f, st), 1);
+	assert_true(place_state_version(st) == v + 5); /* nothing to clear after the outage */
+	assert_int_equal(telem_feed_snapshots(f), 4);
+	assert_int_equal(sc.calls, 7);
+	assert_int_equal(book.errors, 1);
+	telem_feed_free(f);
+	place_state_free(st);
+	place_cluster_free(c);
+	topo_graph_free(g);
+}
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void test_feed_thread(void **state)
+{
+	topo_graph *g = small_graph();
+	topo_error err;
+	place_cluster *c = place_cluster_new(g, &err);
+	place_state *st = place_state_new(c);
+	script sc = { .n = 1, .util = { 0.6 } };
+	telem_feed *f;
+	double t0;
+
+	(void)state;
+	/* 20 ms interval: several snapshots within a second */
+	f = telem_feed_new_custom(scripted_fetch, &sc, 0.02, NULL, NULL);
+	assert_int_equal(telem_feed_start(f), 0);
+	t0 = mono_now();
+	while (telem_feed_snapshots(f) < 3 && mono_now() - t0 < 5)
+		usleep(5000);
+	assert_true(telem_feed_snapshots(f) >= 3);
+	assert_int_equal(telem_feed_apply(f, st), 1);
+	telem_feed_free(f);
+
+	/* 1 hour interval: free wakes the sleeping thread at once */
+	f = telem_feed_new_custom(scripted_fetch, &sc, 3600, NULL, NULL);
+	assert_int_equal(telem_feed_start(f), 0);
+	t0 = mono_now();
+	while (telem_feed_snapshots(f) < 1 && mono_now() - t0 < 5)
+		usleep(5000);
+	assert_int_equal(telem_feed_snapshots(f), 1);
+	t0 = mono_now();
+	telem_feed_free(f);
+	assert_true(mono_now() - t0 < 1.0);
+	place_state_free(st);
+	place_cluster_free(c);
+	topo_graph_free(g);
+}
+
+static void test_feed_prometheus_down(void **state)
+{
+	telem_config cfg;
+	topo_error err;
+	topo_graph *g = small_graph();
+	logbook book = { 0 };
+	telem_feed *f;
+
+	(void)state;
+	telem_config_init(&cfg);
+	assert_null(telem_feed_new(&cfg, g, 30, log_to_book, &book, &err));
+	assert_non_null(strstr(err.text, "telemetry is off: no TelemetryURL"));
+	assert_int_equal(telem_config_set(&cfg, "TelemetryURL", "http://127.0.0.1:1", &err), 0);
+	assert_int_equal(telem_config_set(&cfg, "TelemetryRetries", "0", &err), 0);
+	f = telem_feed_new(&cfg, g, 30, log_to_book, &book, &err);
+	assert_non_null(f);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(telem_feed_poll(f), -1);
+	assert_int_equal(book.errors, 1);
+	assert_non_null(strstr(book.last, "http://127.0.0.1:1: Prometheus unreachable: "));
+	assert_int_equal(telem_feed_failures(f), 3);
+	telem_feed_free(f);
+	topo_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -408,6 +578,9 @@ int main(void)
 		cmocka_unit_test(test_credentials),
 		cmocka_unit_test(test_log_once),
 		cmocka_unit_test(test_unreachable),
+		cmocka_unit_test(test_feed_swap),
+		cmocka_unit_test(test_feed_thread),
+		cmocka_unit_test(test_feed_prometheus_down),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

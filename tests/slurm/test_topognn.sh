@@ -74,8 +74,12 @@ GraphFile=$3
 Mode=$2
 DecisionLog=$work/decisions.jsonl
 Candidates=32
-ClassRule=light Name=light*
-ClassRule=heavy MinNodes=2
+ClassRule=name=^light class=light
+ClassRule=minnodes=2 class=heavy
+# nothing listens on port 1: Prometheus is down for the whole test
+TelemetryURL=http://127.0.0.1:1
+TelemetryRetries=0
+TelemetryIntervalSec=1
 EOF
 }
 write_topognn_conf "$work/topognn.conf" enforce "$work/graph.json"
@@ -192,6 +196,17 @@ if [[ $(grep -c "\"job_id\":$heavy," "$work/decisions.jsonl" 2>/dev/null) == 1 ]
 else
     fail "job $heavy has $(grep -c "\"job_id\":$heavy," "$work/decisions.jsonl" 2>/dev/null) records"
 fi
+if grep -q "\"job_id\":$heavy12,.*\"running_jobs\":2," "$work/decisions.jsonl" 2>/dev/null; then
+    pass "engine state held 2 running jobs (fragment, heavy -N 6) when job $heavy12 started"
+else
+    fail "running_jobs of job $heavy12: $(grep -o "\"job_id\":$heavy12,.*" "$work/decisions.jsonl" | grep -o '"running_jobs":[0-9]*')"
+fi
+down=$(grep -c 'telemetry: http://127.0.0.1:1: Prometheus unreachable' "$ctld_log" || true)
+if grep -q 'telemetry from http://127.0.0.1:1 every 1 s' "$ctld_log" && [[ "$down" == 1 ]]; then
+    pass "telemetry thread runs; Prometheus down logged once over the jobs so far, scheduling unaffected"
+else
+    fail "telemetry: started $(grep -c 'telemetry from' "$ctld_log" || true), down logged $down times"
+fi
 want_group="su$(groups_of "$(nodes_of "$heavy")")"
 if grep -q "^$heavy $want_group $want_group:n" "$plan_log" 2>/dev/null; then
     pass "prolog sees SPANK_TOPOGNN_GROUPS=$want_group and the plan for job $heavy"
@@ -211,6 +226,13 @@ if [[ -n "$nodes" ]] && (( ok )); then
     pass "light -N 2 fills su1's fragment n[006-008]: $nodes"
 else
     fail "light -N 2 broke into a whole group: $nodes"
+fi
+sleep 1
+if grep -q "\"job_id\":$frag,.*\"running_jobs\":0," "$work/decisions.jsonl" \
+        && grep -q "\"job_id\":$light,.*\"running_jobs\":1," "$work/decisions.jsonl"; then
+    pass "ended jobs left the engine state: running_jobs 0 then 1 for jobs $frag, $light"
+else
+    fail "running_jobs after job ends: $(tail -n 2 "$work/decisions.jsonl" | grep -o '"running_jobs":[0-9]*' | tr '\n' ' ')"
 fi
 cancel_all
 
@@ -275,7 +297,9 @@ for n in n009 n026; do
 done
 "$cluster" wait-idle >/dev/null || fail "n009/n026 did not return to idle"
 
-# ---- restart slurmctld keeps working --------------------------------------------
+# ---- restart slurmctld keeps working and rebuilds the engine state ---------------
+keep=$(submit -N 4 -w 'n[001-004]' -J light-keep)
+run_check "job across the restart" "$keep" >/dev/null
 if "$cluster" restart-ctld >/dev/null; then
     job=$(submit -N 8 -J heavy-restart)
     nodes=$(run_check "after restart" "$job")
@@ -284,6 +308,14 @@ if "$cluster" restart-ctld >/dev/null; then
         pass "after a slurmctld restart: topology shown, heavy -N 8 in one group: $nodes"
     else
         fail "after a slurmctld restart: $nodes"
+    fi
+    sleep 1
+    rebuilt=$(grep -o 'engine state rebuilt from slurmctld: [0-9]* running jobs' "$ctld_log" | tail -n 1)
+    if [[ "$rebuilt" == *": 1 running jobs" ]] \
+            && grep -q "\"job_id\":$job,.*\"running_jobs\":1," "$work/decisions.jsonl"; then
+        pass "restart rebuilt the engine state from the running job $keep: $rebuilt"
+    else
+        fail "engine state after restart: '$rebuilt', $(grep -o "\"job_id\":$job,.*" "$work/decisions.jsonl" | grep -o '"running_jobs":[0-9]*')"
     fi
 else
     fail "slurmctld restart"
