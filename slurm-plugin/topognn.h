@@ -51,6 +51,7 @@ typedef struct {
 	char *decision_log;	/* DecisionLog= */
 	topognn_mode_t mode;	/* Mode= */
 	place_policy policy;	/* Policy= (enforce/shadow choice) */
+	bool policy_set;	/* Policy= was given (else ModelFile= implies gnn) */
 	int candidates;		/* Candidates= */
 	double frag_weight;	/* FragWeight= */
 	bool fatal_on_error;	/* FatalOnError= */

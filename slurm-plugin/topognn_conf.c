@@ -198,6 +198,7 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 			return -1;
 		}
 		conf->policy = p;
+		conf->policy_set = true;
 	} else if (!xstrcasecmp(key, "Candidates")) {
 		if (_parse_uint(val, 4096, &n) || n < 1) {
 			error("%s:%d: Candidates must be 1..4096, not \"%s\"",
@@ -307,8 +308,7 @@ extern int topognn_conf_read(const char *path, topognn_conf_t *conf)
 		error("%s: no GraphFile= line", path);
 		rc = SLURM_ERROR;
 	}
-	if (rc == SLURM_SUCCESS && conf->model_file &&
-	    conf->policy == PLACE_POLICY_MODEL)
+	if (rc == SLURM_SUCCESS && conf->model_file && !conf->policy_set)
 		conf->policy = PLACE_POLICY_GNN;
 	return rc;
 }
