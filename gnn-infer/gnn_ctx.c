@@ -24,7 +24,7 @@ struct gnn_ctx {
 	struct gnn_step *steps; /* embed steps, then head steps */
 	size_t n_embed_steps, n_head_steps;
 	float *vbuf[2];    /* max_vertices x vertex width, ping-pong */
-	float *vscratch;   /* max(max_vertices, 6) x vertex width (see gnn_layer_forward) */
+	float *vscratch;   /* max(max_vertices, GNN_SCRATCH_ROWS) x vertex width */
 	float *sbuf[2];    /* max_sets x head width, ping-pong */
 	float *set_norm;   /* max_sets x set features, normalised */
 	gnn_error error;
@@ -71,7 +71,7 @@ gnn_ctx *gnn_ctx_create(const gnn_model *m, size_t max_vertices, size_t max_edge
 	const size_t nv = max_vertices ? max_vertices : 1, ns = max_sets ? max_sets : 1;
 
 	if (!ctx || max_edges > INT32_MAX || max_vertices > INT32_MAX ||
-	    nv > SIZE_MAX / (3 * vw) || ns > SIZE_MAX / (sw + m->set.n + 1))
+	    nv > SIZE_MAX / (GNN_SCRATCH_ROWS * vw) || ns > SIZE_MAX / (sw + m->set.n + 1))
 		goto fail;
 	ctx->model = m;
 	ctx->max_vertices = nv;
@@ -80,7 +80,7 @@ gnn_ctx *gnn_ctx_create(const gnn_model *m, size_t max_vertices, size_t max_edge
 	ctx->steps = calloc(m->n_layers, sizeof(*ctx->steps));
 	ctx->vbuf[0] = gnn_alloc_floats(nv * vw);
 	ctx->vbuf[1] = gnn_alloc_floats(nv * vw);
-	ctx->vscratch = gnn_alloc_floats(nv * vw > 6 * vw ? nv * vw : 6 * vw);
+	ctx->vscratch = gnn_alloc_floats(nv > GNN_SCRATCH_ROWS ? nv * vw : GNN_SCRATCH_ROWS * vw);
 	ctx->sbuf[0] = gnn_alloc_floats(ns * sw);
 	ctx->sbuf[1] = gnn_alloc_floats(ns * sw);
 	ctx->set_norm = gnn_alloc_floats(ns * (m->set.n + 1));

@@ -28,8 +28,10 @@
 #endif
 /* Helpers inlined into each clone, so they get its instruction set. */
 #define GNN_INLINE static inline __attribute__((always_inline))
-/* How many neighbours ahead the aggregation prefetches rows. */
-#define GNN_PREFETCH_AHEAD 8
+/* How many neighbours ahead the aggregation prefetches rows (about one
+ * block of GNN_ROWS vertices of average degree 8-10, so the rows of the
+ * next block arrive while this one is multiplied). */
+#define GNN_PREFETCH_AHEAD 32
 #define SQRT1_2 0.70710678118654752440f     /* 1/sqrt(2) */
 #define INV_SQRT_2PI 0.39894228040143267794f /* 1/sqrt(2 pi) */
 
@@ -139,25 +141,28 @@ GNN_INLINE void row_times_matrix(const float *restrict x, size_t in, size_t out,
 	row_times_matrix_from(x, in, out, w, b, y, 0);
 }
 
-/* Two rows at once, sharing each weight load: twice the independent
- * accumulators, which the adder pipelines need to run at full rate. Same
- * per-output summation order as row_times_matrix. */
-GNN_INLINE void two_rows_times_matrix(const float *restrict x0, const float *restrict x1,
-				      size_t in, size_t out, const float *restrict w,
-				      const float *restrict b, float *restrict y0,
-				      float *restrict y1)
+/* GNN_ROWS rows at once (row r at x[r], its output at y[r]), sharing each
+ * weight load among 2 * GNN_ROWS accumulators: the weights are loaded once
+ * per block instead of once per row, and the adder pipelines get enough
+ * independent sums to run at full rate. Same per-output summation order as
+ * row_times_matrix, so the same bits. */
+GNN_INLINE void rows_times_matrix(const float *const x[GNN_ROWS], size_t in, size_t out,
+				  const float *restrict w, const float *restrict b,
+				  float *const y[GNN_ROWS])
 {
-	size_t o = 0, k;
+	const float *restrict x0 = x[0], *restrict x1 = x[1], *restrict x2 = x[2],
+			      *restrict x3 = x[3];
+	size_t o = 0, k, r;
 
 	for (; o + 32 <= out; o += 32) {
-		v16 a0 = {0}, a1 = {0}, c0, c1, w0, w1;
+		v16 a0 = {0}, a1 = {0}, c0, c1, d0, d1, e0, e1, w0, w1;
 
 		if (b) {
 			LOAD(a0, b + o);
 			LOAD(a1, b + o + 16);
 		}
-		c0 = a0;
-		c1 = a1;
+		c0 = d0 = e0 = a0;
+		c1 = d1 = e1 = a1;
 		for (k = 0; k < in; k++) {
 			LOAD(w0, w + k * out + o);
 			LOAD(w1, w + k * out + o + 16);
@@ -165,29 +170,40 @@ GNN_INLINE void two_rows_times_matrix(const float *restrict x0, const float *res
 			a1 += x0[k] * w1;
 			c0 += x1[k] * w0;
 			c1 += x1[k] * w1;
+			d0 += x2[k] * w0;
+			d1 += x2[k] * w1;
+			e0 += x3[k] * w0;
+			e1 += x3[k] * w1;
 		}
-		memcpy(y0 + o, &a0, sizeof(a0));
-		memcpy(y0 + o + 16, &a1, sizeof(a1));
-		memcpy(y1 + o, &c0, sizeof(c0));
-		memcpy(y1 + o + 16, &c1, sizeof(c1));
+		memcpy(y[0] + o, &a0, sizeof(a0));
+		memcpy(y[0] + o + 16, &a1, sizeof(a1));
+		memcpy(y[1] + o, &c0, sizeof(c0));
+		memcpy(y[1] + o + 16, &c1, sizeof(c1));
+		memcpy(y[2] + o, &d0, sizeof(d0));
+		memcpy(y[2] + o + 16, &d1, sizeof(d1));
+		memcpy(y[3] + o, &e0, sizeof(e0));
+		memcpy(y[3] + o + 16, &e1, sizeof(e1));
 	}
-	if (o < out) {
-		row_times_matrix_from(x0, in, out, w, b, y0, o);
-		row_times_matrix_from(x1, in, out, w, b, y1, o);
-	}
+	for (r = 0; o < out && r < GNN_ROWS; r++)
+		row_times_matrix_from(x[r], in, out, w, b, y[r], o);
 }
 
 GNN_HOT void gnn_linear_forward(const float *x, size_t n, size_t in, size_t out, const float *w,
 				const float *b, float *y, enum gnn_act act)
 {
-	size_t i;
+	const float *xr[GNN_ROWS];
+	float *yr[GNN_ROWS];
+	size_t i, r;
 
-	for (i = 0; i + 2 <= n; i += 2) {
-		two_rows_times_matrix(x + i * in, x + (i + 1) * in, in, out, w, b, y + i * out,
-				      y + (i + 1) * out);
-		act_rows(act, y + i * out, 2 * out, y + i * out);
+	for (i = 0; i + GNN_ROWS <= n; i += GNN_ROWS) {
+		for (r = 0; r < GNN_ROWS; r++) {
+			xr[r] = x + (i + r) * in;
+			yr[r] = y + (i + r) * out;
+		}
+		rows_times_matrix(xr, in, out, w, b, yr);
+		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
 	}
-	if (i < n) {
+	for (; i < n; i++) {
 		row_times_matrix(x + i * in, in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
 	}
@@ -250,41 +266,66 @@ GNN_INLINE void prefetch_row(const gnn_graph *g, const float *x, size_t dim, int
 	}
 }
 
-/* Sixteen int32 lanes, the result type of comparing two v16. */
-typedef int32_t i16v __attribute__((vector_size(64)));
-
-/* m = v > m ? v : m lane by lane (the scalar max of accumulate_message). */
+/* m = v > m ? v : m lane by lane (the scalar max of accumulate_message).
+ * Written per lane because compilers turn exactly this form into one max
+ * instruction (x86 maxps has these semantics, zeros and NaNs included). */
 #define VMAX_INTO(m, v)                                                              \
 	do {                                                                         \
-		const i16v gt_ = (v) > (m);                                          \
-		(m) = (v16)((gt_ & (i16v)(v)) | (~gt_ & (i16v)(m)));                 \
+		int l_;                                                              \
+		for (l_ = 0; l_ < 16; l_++)                                          \
+			(m)[l_] = (v)[l_] > (m)[l_] ? (v)[l_] : (m)[l_];             \
 	} while (0)
 
-/* Mean and max of the messages into columns [k, k+32) of row i, with the
- * four accumulators in registers across the neighbours. */
+/* Add the message from row xj (scaled by *wt, or unscaled when wt is NULL:
+ * a weight of 1 would change no bit) into the sums s and maxima m of 32
+ * columns. */
+GNN_INLINE void message32(const float *xj, const float *wt, v16 *s0, v16 *s1, v16 *m0, v16 *m1)
+{
+	v16 v0, v1;
+
+	LOAD(v0, xj);
+	LOAD(v1, xj + 16);
+	if (wt) {
+		v0 = *wt * v0;
+		v1 = *wt * v1;
+	}
+	*s0 += v0;
+	*s1 += v1;
+	VMAX_INTO(*m0, v0);
+	VMAX_INTO(*m1, v1);
+}
+
+/* Mean and max of the messages into columns [k, k+32) of row i, finished
+ * (divided by the degree; max 0 without neighbours), with the four
+ * accumulators in registers across the neighbours. */
 GNN_INLINE void aggregate_block32(const gnn_graph *g, const float *x, size_t dim, size_t i,
 				  size_t k, float *restrict mean, float *restrict max)
 {
 	const int32_t lo = g->offsets[i], hi = g->offsets[i + 1];
 	const int32_t end = g->offsets[g->n_vertices];
 	const v16 zero = {0};
-	v16 s0 = zero, s1 = zero, m0 = zero - INFINITY, m1 = zero - INFINITY, v0, v1;
+	v16 s0 = zero, s1 = zero, m0 = zero - INFINITY, m1 = zero - INFINITY;
 	int32_t e;
 
-	for (e = lo; e < hi; e++) {
-		const float *xj = x + (size_t)g->neighbours[e] * dim + k;
-		const float wt = g->edge_weights ? g->edge_weights[e] : 1.0f;
-
-		if (k == 0)
-			prefetch_row(g, x, dim, e, end);
-		LOAD(v0, xj);
-		LOAD(v1, xj + 16);
-		v0 = wt * v0;
-		v1 = wt * v1;
-		s0 += v0;
-		s1 += v1;
-		VMAX_INTO(m0, v0);
-		VMAX_INTO(m1, v1);
+	if (g->edge_weights) {
+		for (e = lo; e < hi; e++) {
+			if (k == 0)
+				prefetch_row(g, x, dim, e, end);
+			message32(x + (size_t)g->neighbours[e] * dim + k, g->edge_weights + e, &s0,
+				  &s1, &m0, &m1);
+		}
+	} else {
+		for (e = lo; e < hi; e++) {
+			if (k == 0)
+				prefetch_row(g, x, dim, e, end);
+			message32(x + (size_t)g->neighbours[e] * dim + k, NULL, &s0, &s1, &m0, &m1);
+		}
+	}
+	if (hi > lo) {
+		s0 /= (float)(hi - lo);
+		s1 /= (float)(hi - lo);
+	} else {
+		m0 = m1 = zero;
 	}
 	memcpy(mean + k, &s0, sizeof(s0));
 	memcpy(mean + k + 16, &s1, sizeof(s1));
@@ -314,16 +355,12 @@ GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, si
 				   g->edge_weights ? g->edge_weights[e] : 1.0f, dim - rest,
 				   mean + rest, max + rest);
 	}
-	if (hi == lo) {
-		for (k = 0; k < dim; k++)
+	for (k = rest; k < dim; k++) {
+		if (hi == lo)
 			max[k] = 0.0f;
-		return;
+		else
+			mean[k] /= (float)(hi - lo);
 	}
-	for (k = 0; k + GNN_BLOCK <= dim; k += GNN_BLOCK)
-		for (j = 0; j < GNN_BLOCK; j++)
-			mean[k + j] /= (float)(hi - lo);
-	for (; k < dim; k++)
-		mean[k] /= (float)(hi - lo);
 }
 
 void gnn_aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
@@ -343,19 +380,23 @@ GNN_HOT void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, siz
 			      const float *w, const float *b, float *y, float *scratch,
 			      enum gnn_act act)
 {
-	float *r0 = scratch, *r1 = scratch + 3 * in;
 	const size_t n = g->n_vertices;
-	size_t i;
+	const float *xr[GNN_ROWS];
+	float *yr[GNN_ROWS];
+	size_t i, r;
 
-	for (i = 0; i + 2 <= n; i += 2) {
-		sage_row(g, x, in, i, r0);
-		sage_row(g, x, in, i + 1, r1);
-		two_rows_times_matrix(r0, r1, 3 * in, out, w, b, y + i * out, y + (i + 1) * out);
-		act_rows(act, y + i * out, 2 * out, y + i * out);
+	for (i = 0; i + GNN_ROWS <= n; i += GNN_ROWS) {
+		for (r = 0; r < GNN_ROWS; r++) {
+			sage_row(g, x, in, i + r, scratch + r * 3 * in);
+			xr[r] = scratch + r * 3 * in;
+			yr[r] = y + (i + r) * out;
+		}
+		rows_times_matrix(xr, 3 * in, out, w, b, yr);
+		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
 	}
-	if (i < n) {
-		sage_row(g, x, in, i, r0);
-		row_times_matrix(r0, 3 * in, out, w, b, y + i * out);
+	for (; i < n; i++) {
+		sage_row(g, x, in, i, scratch);
+		row_times_matrix(scratch, 3 * in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
 	}
 }
@@ -446,14 +487,19 @@ GNN_HOT void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size
 		}
 		return;
 	}
-	for (i = 0; i + 2 <= g->n_vertices; i += 2) {
-		gin_sum_row(g, x, in, i, eps, scratch);
-		gin_sum_row(g, x, in, i + 1, eps, scratch + in);
-		two_rows_times_matrix(scratch, scratch + in, in, out, w, b, y + i * out,
-				      y + (i + 1) * out);
-		act_rows(act, y + i * out, 2 * out, y + i * out);
+	for (i = 0; i + GNN_ROWS <= g->n_vertices; i += GNN_ROWS) {
+		const float *xr[GNN_ROWS];
+		float *yr[GNN_ROWS];
+
+		for (k = 0; k < GNN_ROWS; k++) {
+			gin_sum_row(g, x, in, i + k, eps, scratch + k * in);
+			xr[k] = scratch + k * in;
+			yr[k] = y + (i + k) * out;
+		}
+		rows_times_matrix(xr, in, out, w, b, yr);
+		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
 	}
-	if (i < g->n_vertices) {
+	for (; i < g->n_vertices; i++) {
 		gin_sum_row(g, x, in, i, eps, scratch);
 		row_times_matrix(scratch, in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
@@ -485,8 +531,9 @@ GNN_HOT void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *s
 	}
 }
 
-GNN_HOT void gnn_normalise(const float *x, size_t n, size_t dim, const float *mean,
-			   const float *std, float *y)
+GNN_HOT void gnn_normalise(const float *restrict x, size_t n, size_t dim,
+			   const float *restrict mean, const float *restrict std,
+			   float *restrict y)
 {
 	size_t i, k, j;
 
