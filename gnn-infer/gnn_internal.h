@@ -20,8 +20,9 @@
 #define GNN_NO_PARAM ((size_t)-1)
 /* Rows the matrix kernels multiply at once (each weight load feeds them all). */
 #define GNN_ROWS 4
-/* Fewest rows of layer scratch: sage builds GNN_ROWS rows [x_i, mean, max]. */
-#define GNN_SCRATCH_ROWS (3 * GNN_ROWS)
+/* Fewest rows of layer scratch: sage builds two blocks of GNN_ROWS rows
+ * [x_i, mean, max] (one multiplied while the next is aggregated). */
+#define GNN_SCRATCH_ROWS (6 * GNN_ROWS)
 
 enum gnn_layer_kind {
 	GNN_LINEAR,
