@@ -103,6 +103,38 @@ const gnn_error *gnn_ctx_error(const gnn_ctx *ctx)
 	return &ctx->error;
 }
 
+/* Entries checked per chunk by first_bad_edge. */
+#define CHECK_CHUNK 512
+
+/* The first CSR entry with a neighbour that is not a vertex or a weight that
+ * is not finite, or the number of entries if none. Every gnn_embed pays for
+ * this scan, so each chunk is tested without branches (a loop compilers
+ * vectorize; x - x is 0 for finite x, NaN otherwise) and only a failing
+ * chunk is searched entry by entry. */
+static size_t first_bad_edge(const gnn_graph *g)
+{
+	const size_t count = (size_t)g->offsets[g->n_vertices];
+	const uint32_t n = (uint32_t)g->n_vertices; /* <= INT32_MAX, checked before */
+	const int32_t *nb = g->neighbours;
+	const float *w = g->edge_weights;
+	size_t lo, e, j;
+
+	for (lo = 0; lo + CHECK_CHUNK <= count; lo += CHECK_CHUNK) {
+		uint32_t bad = 0;
+
+		for (j = 0; j < CHECK_CHUNK; j++) /* a negative index wraps to >= n */
+			bad |= (uint32_t)nb[lo + j] >= n;
+		for (j = 0; w && j < CHECK_CHUNK; j++)
+			bad |= w[lo + j] - w[lo + j] != 0.0f;
+		if (bad)
+			break;
+	}
+	for (e = lo; e < count; e++)
+		if ((uint32_t)nb[e] >= n || (w && !isfinite(w[e])))
+			return e;
+	return count;
+}
+
 int gnn_graph_check(const gnn_graph *g, size_t max_vertices, size_t max_edges, gnn_error *err)
 {
 	size_t i, e;
@@ -120,16 +152,13 @@ int gnn_graph_check(const gnn_graph *g, size_t max_vertices, size_t max_edges, g
 	if ((size_t)g->offsets[g->n_vertices] > max_edges)
 		return gnn_error_set(err, NULL, "offsets", "%d edges exceed the context's %zu",
 				     g->offsets[g->n_vertices], max_edges), -1;
-	for (e = 0; e < (size_t)g->offsets[g->n_vertices]; e++) {
-		if (g->neighbours[e] < 0 || (size_t)g->neighbours[e] >= g->n_vertices)
-			return gnn_error_set(err, NULL, "neighbours",
-					     "neighbours[%zu] = %d is not a vertex", e,
-					     g->neighbours[e]), -1;
-		if (g->edge_weights && !isfinite(g->edge_weights[e]))
-			return gnn_error_set(err, NULL, "edge_weights",
-					     "edge_weights[%zu] is not finite", e), -1;
-	}
-	return 0;
+	e = first_bad_edge(g);
+	if (e == (size_t)g->offsets[g->n_vertices])
+		return 0;
+	if (g->neighbours[e] < 0 || (size_t)g->neighbours[e] >= g->n_vertices)
+		return gnn_error_set(err, NULL, "neighbours", "neighbours[%zu] = %d is not a vertex",
+				     e, g->neighbours[e]), -1;
+	return gnn_error_set(err, NULL, "edge_weights", "edge_weights[%zu] is not finite", e), -1;
 }
 
 int gnn_sets_check(const gnn_sets *s, size_t max_sets, gnn_error *err)
