@@ -21,10 +21,23 @@
 	defined(__GLIBC__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define GNN_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
+/* The clone runs on a CPU with 512-bit registers (checked at run time). */
+#define GNN_WIDE() __builtin_cpu_supports("avx512f")
 #endif
 #endif
 #ifndef GNN_HOT
 #define GNN_HOT
+#endif
+/* Whether the four-row kernels, whose 16-float accumulators need 32
+ * vector registers of 512 bits, run here; elsewhere (AVX2, SSE) compilers
+ * spill them to the stack, and one row at a time in 8-float vectors is
+ * faster. Both give the same bits. */
+#ifndef GNN_WIDE
+#if defined(__x86_64__) && !defined(__AVX512F__)
+#define GNN_WIDE() 0
+#else
+#define GNN_WIDE() 1
+#endif
 #endif
 /* Helpers inlined into each clone, so they get its instruction set. */
 #define GNN_INLINE static inline __attribute__((always_inline))
@@ -187,14 +200,14 @@ GNN_INLINE void rows_times_matrix(const float *const x[GNN_ROWS], size_t in, siz
 		row_times_matrix_from(x[r], in, out, w, b, y[r], o);
 }
 
-GNN_HOT void gnn_linear_forward(const float *x, size_t n, size_t in, size_t out, const float *w,
-				const float *b, float *y, enum gnn_act act)
+GNN_INLINE void linear_rows(const float *x, size_t n, size_t in, size_t out, const float *w,
+			    const float *b, float *y, enum gnn_act act, int wide)
 {
 	const float *xr[GNN_ROWS];
 	float *yr[GNN_ROWS];
 	size_t i, r;
 
-	for (i = 0; i + GNN_ROWS <= n; i += GNN_ROWS) {
+	for (i = 0; wide && i + GNN_ROWS <= n; i += GNN_ROWS) {
 		for (r = 0; r < GNN_ROWS; r++) {
 			xr[r] = x + (i + r) * in;
 			yr[r] = y + (i + r) * out;
@@ -206,6 +219,34 @@ GNN_HOT void gnn_linear_forward(const float *x, size_t n, size_t in, size_t out,
 		row_times_matrix(x + i * in, in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
 	}
+}
+
+/* Each kernel is compiled twice, for CPUs with and without 512-bit
+ * registers (see GNN_WIDE), as separate functions so that the register
+ * allocation of the one does not suffer from the code of the other. */
+static GNN_HOT __attribute__((noinline)) void linear_wide(const float *x, size_t n, size_t in,
+							   size_t out, const float *w,
+							   const float *b, float *y,
+							   enum gnn_act act)
+{
+	linear_rows(x, n, in, out, w, b, y, act, 1);
+}
+
+static GNN_HOT __attribute__((noinline)) void linear_narrow(const float *x, size_t n, size_t in,
+							     size_t out, const float *w,
+							     const float *b, float *y,
+							     enum gnn_act act)
+{
+	linear_rows(x, n, in, out, w, b, y, act, 0);
+}
+
+void gnn_linear_forward(const float *x, size_t n, size_t in, size_t out, const float *w,
+			const float *b, float *y, enum gnn_act act)
+{
+	if (GNN_WIDE())
+		linear_wide(x, n, in, out, w, b, y, act);
+	else
+		linear_narrow(x, n, in, out, w, b, y, act);
 }
 
 void gnn_layernorm_forward(const float *x, size_t n, size_t dim, const float *gamma,
@@ -333,14 +374,14 @@ GNN_INLINE void aggregate_block32(const gnn_graph *g, const float *x, size_t dim
 }
 
 GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
-			      float *restrict mean, float *restrict max)
+			      float *restrict mean, float *restrict max, int wide)
 {
 	const int32_t lo = g->offsets[i], hi = g->offsets[i + 1];
 	const int32_t end = g->offsets[g->n_vertices];
 	size_t k = 0, j, rest;
 	int32_t e;
 
-	for (; k + 32 <= dim; k += 32)
+	for (; wide && k + 32 <= dim; k += 32)
 		aggregate_block32(g, x, dim, i, k, mean, max);
 	rest = k;
 	for (j = rest; j < dim; j++)
@@ -365,17 +406,34 @@ GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, si
 void gnn_aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
 		       float *mean, float *max)
 {
-	aggregate_row(g, x, dim, i, mean, max);
+	aggregate_row(g, x, dim, i, mean, max, 0);
 }
 
 /* The row [x_i, mean_i, max_i] that sage multiplies by its stacked weights. */
-GNN_INLINE void sage_row(const gnn_graph *g, const float *x, size_t in, size_t i, float *cat)
+GNN_INLINE void sage_row(const gnn_graph *g, const float *x, size_t in, size_t i, float *cat,
+			 int wide)
 {
 	memcpy(cat, x + i * in, in * sizeof(*cat));
-	aggregate_row(g, x, in, i, cat + in, cat + 2 * in);
+	aggregate_row(g, x, in, i, cat + in, cat + 2 * in, wide);
 }
 
-/* Sage with out = 32 on nblocks blocks of GNN_ROWS vertices, software-
+/* sage_row for in a multiple of 32, in fixed-size pieces and without any
+ * library call, so that the pipelined kernel's accumulators stay in
+ * registers around it (a call would clobber them). */
+GNN_INLINE void sage_row32(const gnn_graph *g, const float *x, size_t in, size_t i, float *cat)
+{
+	size_t k;
+	v16 t;
+
+	for (k = 0; k < in; k += 16) {
+		LOAD(t, x + i * in + k);
+		memcpy(cat + k, &t, sizeof(t));
+	}
+	for (k = 0; k < in; k += 32)
+		aggregate_block32(g, x, in, i, k, cat + in, cat + 2 * in);
+}
+
+/* Sage with out = 32 and in a multiple of 32 on nblocks blocks of GNN_ROWS vertices, software-
  * pipelined: while block b is multiplied by the weights, the neighbours of
  * block b+1 are aggregated, one vertex after each slice of the product, so
  * the random row gathers run under the arithmetic instead of after it.
@@ -390,7 +448,7 @@ GNN_INLINE void sage_blocks32(const gnn_graph *g, const float *x, size_t in, siz
 	size_t blk, r, k;
 
 	for (r = 0; r < GNN_ROWS; r++)
-		sage_row(g, x, in, r, cat + r * kin);
+		sage_row32(g, x, in, r, cat + r * kin);
 	for (blk = 0; blk < nblocks; blk++) {
 		const float *restrict x0 = cat + (blk & 1) * GNN_ROWS * kin;
 		const float *restrict x1 = x0 + kin, *restrict x2 = x1 + kin, *restrict x3 = x2 + kin;
@@ -417,7 +475,7 @@ GNN_INLINE void sage_blocks32(const gnn_graph *g, const float *x, size_t in, siz
 				e1 += x3[k] * w1;
 			}
 			if (blk + 1 < nblocks)
-				sage_row(g, x, in, (blk + 1) * GNN_ROWS + r, next + r * kin);
+				sage_row32(g, x, in, (blk + 1) * GNN_ROWS + r, next + r * kin);
 		}
 		memcpy(yb, &a0, sizeof(a0));
 		memcpy(yb + 16, &a1, sizeof(a1));
@@ -431,22 +489,22 @@ GNN_INLINE void sage_blocks32(const gnn_graph *g, const float *x, size_t in, siz
 	}
 }
 
-GNN_HOT void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
-			      const float *w, const float *b, float *y, float *scratch,
-			      enum gnn_act act)
+GNN_INLINE void sage_rows(const gnn_graph *g, const float *x, size_t in, size_t out,
+			  const float *w, const float *b, float *y, float *scratch,
+			  enum gnn_act act, int wide)
 {
 	const size_t n = g->n_vertices;
 	const float *xr[GNN_ROWS];
 	float *yr[GNN_ROWS];
 	size_t i = 0, r;
 
-	if (out == 32 && n >= GNN_ROWS) {
+	if (wide && out == 32 && in % 32 == 0 && n >= GNN_ROWS) {
 		sage_blocks32(g, x, in, n / GNN_ROWS, w, b, y, scratch, act);
 		i = n - n % GNN_ROWS;
 	}
-	for (; i + GNN_ROWS <= n; i += GNN_ROWS) {
+	for (; wide && i + GNN_ROWS <= n; i += GNN_ROWS) {
 		for (r = 0; r < GNN_ROWS; r++) {
-			sage_row(g, x, in, i + r, scratch + r * 3 * in);
+			sage_row(g, x, in, i + r, scratch + r * 3 * in, 1);
 			xr[r] = scratch + r * 3 * in;
 			yr[r] = y + (i + r) * out;
 		}
@@ -454,10 +512,35 @@ GNN_HOT void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, siz
 		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
 	}
 	for (; i < n; i++) {
-		sage_row(g, x, in, i, scratch);
+		sage_row(g, x, in, i, scratch, wide);
 		row_times_matrix(scratch, 3 * in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
 	}
+}
+
+static GNN_HOT __attribute__((noinline)) void sage_wide(const gnn_graph *g, const float *x,
+							 size_t in, size_t out, const float *w,
+							 const float *b, float *y, float *scratch,
+							 enum gnn_act act)
+{
+	sage_rows(g, x, in, out, w, b, y, scratch, act, 1);
+}
+
+static GNN_HOT __attribute__((noinline)) void sage_narrow(const gnn_graph *g, const float *x,
+							   size_t in, size_t out, const float *w,
+							   const float *b, float *y, float *scratch,
+							   enum gnn_act act)
+{
+	sage_rows(g, x, in, out, w, b, y, scratch, act, 0);
+}
+
+void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, size_t out, const float *w,
+		      const float *b, float *y, float *scratch, enum gnn_act act)
+{
+	if (GNN_WIDE())
+		sage_wide(g, x, in, out, w, b, y, scratch, act);
+	else
+		sage_narrow(g, x, in, out, w, b, y, scratch, act);
 }
 
 /* z[k] += wt * xj[k] over dim. */
@@ -501,13 +584,13 @@ GNN_INLINE void gin_sum_block32(const gnn_graph *g, const float *x, size_t dim, 
 }
 
 GNN_INLINE void gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size_t i, float eps,
-			    float *z)
+			    float *z, int wide)
 {
 	const int32_t end = g->offsets[g->n_vertices];
 	size_t k = 0, rest;
 	int32_t e;
 
-	for (; k + 32 <= dim; k += 32)
+	for (; wide && k + 32 <= dim; k += 32)
 		gin_sum_block32(g, x, dim, i, k, eps, z);
 	rest = k;
 	if (rest == dim)
@@ -526,32 +609,32 @@ GNN_INLINE void gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size
 void gnn_gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size_t i, float eps,
 		     float *z)
 {
-	gin_sum_row(g, x, dim, i, eps, z);
+	gin_sum_row(g, x, dim, i, eps, z, 0);
 }
 
-GNN_HOT void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
-		     const float *w, const float *b, float eps, float *y, float *scratch,
-		     enum gnn_act act)
+GNN_INLINE void gin_rows(const gnn_graph *g, const float *x, size_t in, size_t out,
+			 const float *w, const float *b, float eps, float *y, float *scratch,
+			 enum gnn_act act, int wide)
 {
 	size_t i, k;
 
 	if (out < in) {
 		/* The sum is linear, so transform first and aggregate the narrower rows. */
-		gnn_linear_forward(x, g->n_vertices, in, out, w, NULL, scratch, GNN_ACT_NONE);
+		linear_rows(x, g->n_vertices, in, out, w, NULL, scratch, GNN_ACT_NONE, wide);
 		for (i = 0; i < g->n_vertices; i++) {
-			gin_sum_row(g, scratch, out, i, eps, y + i * out);
+			gin_sum_row(g, scratch, out, i, eps, y + i * out, wide);
 			for (k = 0; k < out; k++)
 				y[i * out + k] += b[k];
 			act_rows(act, y + i * out, out, y + i * out);
 		}
 		return;
 	}
-	for (i = 0; i + GNN_ROWS <= g->n_vertices; i += GNN_ROWS) {
+	for (i = 0; wide && i + GNN_ROWS <= g->n_vertices; i += GNN_ROWS) {
 		const float *xr[GNN_ROWS];
 		float *yr[GNN_ROWS];
 
 		for (k = 0; k < GNN_ROWS; k++) {
-			gin_sum_row(g, x, in, i + k, eps, scratch + k * in);
+			gin_sum_row(g, x, in, i + k, eps, scratch + k * in, 1);
 			xr[k] = scratch + k * in;
 			yr[k] = y + (i + k) * out;
 		}
@@ -559,10 +642,35 @@ GNN_HOT void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size
 		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
 	}
 	for (; i < g->n_vertices; i++) {
-		gin_sum_row(g, x, in, i, eps, scratch);
+		gin_sum_row(g, x, in, i, eps, scratch, wide);
 		row_times_matrix(scratch, in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
 	}
+}
+
+static GNN_HOT __attribute__((noinline)) void gin_wide(const gnn_graph *g, const float *x,
+							size_t in, size_t out, const float *w,
+							const float *b, float eps, float *y,
+							float *scratch, enum gnn_act act)
+{
+	gin_rows(g, x, in, out, w, b, eps, y, scratch, act, 1);
+}
+
+static GNN_HOT __attribute__((noinline)) void gin_narrow(const gnn_graph *g, const float *x,
+							  size_t in, size_t out, const float *w,
+							  const float *b, float eps, float *y,
+							  float *scratch, enum gnn_act act)
+{
+	gin_rows(g, x, in, out, w, b, eps, y, scratch, act, 0);
+}
+
+void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size_t out, const float *w,
+		     const float *b, float eps, float *y, float *scratch, enum gnn_act act)
+{
+	if (GNN_WIDE())
+		gin_wide(g, x, in, out, w, b, eps, y, scratch, act);
+	else
+		gin_narrow(g, x, in, out, w, b, eps, y, scratch, act);
 }
 
 GNN_HOT void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *sets,
