@@ -9,6 +9,10 @@
  * SIMD code at -O2 without special flags. On x86-64 with GCC, the hot
  * functions are also cloned for AVX2 and AVX-512 and picked at load time
  * (GNN_HOT), so one portable binary uses the wide registers where present.
+ * The matrix kernels multiply four rows per weight load (GNN_ROWS), which
+ * needs 32 registers of 512 bits; each kernel is therefore built as a wide
+ * and a narrow (one row at a time) function and GNN_WIDE picks one per
+ * call. Both sum in the same order, so they give the same bits.
  */
 #include "gnn_internal.h"
 
