@@ -437,10 +437,11 @@ GNN_INLINE void sage_row32(const gnn_graph *g, const float *x, size_t in, size_t
 		aggregate_block32(g, x, in, i, k, cat + in, cat + 2 * in);
 }
 
-/* Sage with out = 32 and in a multiple of 32 on nblocks blocks of GNN_ROWS vertices, software-
- * pipelined: while block b is multiplied by the weights, the neighbours of
- * block b+1 are aggregated, one vertex after each slice of the product, so
- * the random row gathers run under the arithmetic instead of after it.
+/* Sage with out = 32, in a multiple of 32 and a bias, on nblocks blocks of
+ * GNN_ROWS vertices, software-pipelined: while block b is multiplied by
+ * the weights, the neighbours of block b+1 are aggregated, one vertex after
+ * each slice of the product, so the random row gathers run under the
+ * arithmetic instead of after it.
  * `cat` holds two blocks of rows [x_i, mean, max] (2 * GNN_ROWS * 3 * in).
  * Each output is still summed over k in order, so the bits are those of
  * row_times_matrix. */
@@ -502,7 +503,7 @@ GNN_INLINE void sage_rows(const gnn_graph *g, const float *x, size_t in, size_t 
 	float *yr[GNN_ROWS];
 	size_t i = 0, r;
 
-	if (wide && out == 32 && in % 32 == 0 && n >= GNN_ROWS) {
+	if (wide && out == 32 && in % 32 == 0 && b && n >= GNN_ROWS) {
 		sage_blocks32(g, x, in, n / GNN_ROWS, w, b, y, scratch, act);
 		i = n - n % GNN_ROWS;
 	}
