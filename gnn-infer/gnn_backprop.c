@@ -53,7 +53,7 @@ gnn_trainer *gnn_trainer_create(const gnn_model *m, size_t max_vertices, size_t 
 	gnn_trainer *t = calloc(1, sizeof(*t));
 	const size_t vw = gnn_model_max_width(m, 0, m->readout + 1);
 	const size_t sw = gnn_model_max_width(m, m->readout, m->n_layers);
-	const size_t nv = max_vertices + 6, ns = max_sets + 1;
+	const size_t nv = max_vertices + GNN_SCRATCH_ROWS, ns = max_sets + 1;
 	size_t i;
 	int bad;
 

@@ -24,7 +24,7 @@ struct gnn_ctx {
 	struct gnn_step *steps; /* embed steps, then head steps */
 	size_t n_embed_steps, n_head_steps;
 	float *vbuf[2];    /* max_vertices x vertex width, ping-pong */
-	float *vscratch;   /* max(max_vertices, 6) x vertex width (see gnn_layer_forward) */
+	float *vscratch;   /* max(max_vertices, GNN_SCRATCH_ROWS) x vertex width */
 	float *sbuf[2];    /* max_sets x head width, ping-pong */
 	float *set_norm;   /* max_sets x set features, normalised */
 	gnn_error error;
@@ -71,7 +71,7 @@ gnn_ctx *gnn_ctx_create(const gnn_model *m, size_t max_vertices, size_t max_edge
 	const size_t nv = max_vertices ? max_vertices : 1, ns = max_sets ? max_sets : 1;
 
 	if (!ctx || max_edges > INT32_MAX || max_vertices > INT32_MAX ||
-	    nv > SIZE_MAX / (3 * vw) || ns > SIZE_MAX / (sw + m->set.n + 1))
+	    nv > SIZE_MAX / (GNN_SCRATCH_ROWS * vw) || ns > SIZE_MAX / (sw + m->set.n + 1))
 		goto fail;
 	ctx->model = m;
 	ctx->max_vertices = nv;
@@ -80,7 +80,7 @@ gnn_ctx *gnn_ctx_create(const gnn_model *m, size_t max_vertices, size_t max_edge
 	ctx->steps = calloc(m->n_layers, sizeof(*ctx->steps));
 	ctx->vbuf[0] = gnn_alloc_floats(nv * vw);
 	ctx->vbuf[1] = gnn_alloc_floats(nv * vw);
-	ctx->vscratch = gnn_alloc_floats(nv * vw > 6 * vw ? nv * vw : 6 * vw);
+	ctx->vscratch = gnn_alloc_floats(nv > GNN_SCRATCH_ROWS ? nv * vw : GNN_SCRATCH_ROWS * vw);
 	ctx->sbuf[0] = gnn_alloc_floats(ns * sw);
 	ctx->sbuf[1] = gnn_alloc_floats(ns * sw);
 	ctx->set_norm = gnn_alloc_floats(ns * (m->set.n + 1));
@@ -103,6 +103,38 @@ const gnn_error *gnn_ctx_error(const gnn_ctx *ctx)
 	return &ctx->error;
 }
 
+/* Entries checked per chunk by first_bad_edge. */
+#define CHECK_CHUNK 512
+
+/* The first CSR entry with a neighbour that is not a vertex or a weight that
+ * is not finite, or the number of entries if none. Every gnn_embed pays for
+ * this scan, so each chunk is tested without branches (a loop compilers
+ * vectorize; x - x is 0 for finite x, NaN otherwise) and only a failing
+ * chunk is searched entry by entry. */
+static size_t first_bad_edge(const gnn_graph *g)
+{
+	const size_t count = (size_t)g->offsets[g->n_vertices];
+	const uint32_t n = (uint32_t)g->n_vertices; /* <= INT32_MAX, checked before */
+	const int32_t *nb = g->neighbours;
+	const float *w = g->edge_weights;
+	size_t lo, e, j;
+
+	for (lo = 0; lo + CHECK_CHUNK <= count; lo += CHECK_CHUNK) {
+		uint32_t bad = 0;
+
+		for (j = 0; j < CHECK_CHUNK; j++) /* a negative index wraps to >= n */
+			bad |= (uint32_t)nb[lo + j] >= n;
+		for (j = 0; w && j < CHECK_CHUNK; j++)
+			bad |= w[lo + j] - w[lo + j] != 0.0f;
+		if (bad)
+			break;
+	}
+	for (e = lo; e < count; e++)
+		if ((uint32_t)nb[e] >= n || (w && !isfinite(w[e])))
+			return e;
+	return count;
+}
+
 int gnn_graph_check(const gnn_graph *g, size_t max_vertices, size_t max_edges, gnn_error *err)
 {
 	size_t i, e;
@@ -120,16 +152,13 @@ int gnn_graph_check(const gnn_graph *g, size_t max_vertices, size_t max_edges, g
 	if ((size_t)g->offsets[g->n_vertices] > max_edges)
 		return gnn_error_set(err, NULL, "offsets", "%d edges exceed the context's %zu",
 				     g->offsets[g->n_vertices], max_edges), -1;
-	for (e = 0; e < (size_t)g->offsets[g->n_vertices]; e++) {
-		if (g->neighbours[e] < 0 || (size_t)g->neighbours[e] >= g->n_vertices)
-			return gnn_error_set(err, NULL, "neighbours",
-					     "neighbours[%zu] = %d is not a vertex", e,
-					     g->neighbours[e]), -1;
-		if (g->edge_weights && !isfinite(g->edge_weights[e]))
-			return gnn_error_set(err, NULL, "edge_weights",
-					     "edge_weights[%zu] is not finite", e), -1;
-	}
-	return 0;
+	e = first_bad_edge(g);
+	if (e == (size_t)g->offsets[g->n_vertices])
+		return 0;
+	if (g->neighbours[e] < 0 || (size_t)g->neighbours[e] >= g->n_vertices)
+		return gnn_error_set(err, NULL, "neighbours", "neighbours[%zu] = %d is not a vertex",
+				     e, g->neighbours[e]), -1;
+	return gnn_error_set(err, NULL, "edge_weights", "edge_weights[%zu] is not finite", e), -1;
 }
 
 int gnn_sets_check(const gnn_sets *s, size_t max_sets, gnn_error *err)

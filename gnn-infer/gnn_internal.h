@@ -18,6 +18,11 @@
 
 #define GNN_ALIGN 64
 #define GNN_NO_PARAM ((size_t)-1)
+/* Rows the matrix kernels multiply at once (each weight load feeds them all). */
+#define GNN_ROWS 4
+/* Fewest rows of layer scratch: sage builds two blocks of GNN_ROWS rows
+ * [x_i, mean, max] (one multiplied while the next is aggregated). */
+#define GNN_SCRATCH_ROWS (6 * GNN_ROWS)
 
 enum gnn_layer_kind {
 	GNN_LINEAR,
@@ -98,13 +103,13 @@ void gnn_layernorm_forward(const float *x, size_t n, size_t dim, const float *ga
 
 /* GraphSAGE: y_i = act(x_i Ws + mean_j m_ij Wm + max_j m_ij Wx + b), with
  * messages m_ij = w_ij x_j over the CSR neighbours j of i. `scratch` holds
- * 6*in floats. */
+ * GNN_SCRATCH_ROWS * in floats. */
 void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
 		      const float *w, const float *b, float *y, float *scratch, enum gnn_act act);
 
 /* GIN: y_i = act(((1+eps) x_i + sum_j w_ij x_j) W + b). `scratch` holds
- * max(n x out, 2 x in) floats (n x out to transform before aggregating when
- * out < in). */
+ * max(n x out, GNN_ROWS x in) floats (n x out to transform before
+ * aggregating when out < in). */
 void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
 		     const float *w, const float *b, float eps, float *y, float *scratch,
 		     enum gnn_act act);
@@ -132,7 +137,8 @@ enum gnn_act gnn_act_of(enum gnn_layer_kind kind);
 
 /* Any non-readout layer l of m on n rows of src into dst; `act` is an
  * activation fused after a linear, sage or gin layer (a relu or gelu layer
- * applies its own). `scratch` is n x (widest row) floats, at least 6 rows. */
+ * applies its own). `scratch` is n x (widest row) floats, at least
+ * GNN_SCRATCH_ROWS rows. */
 void gnn_layer_forward(const gnn_model *m, const struct gnn_layer *l, enum gnn_act act,
 		       const gnn_graph *g, size_t n, const float *src, float *dst, float *scratch);
 

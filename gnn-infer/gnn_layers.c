@@ -9,6 +9,10 @@
  * SIMD code at -O2 without special flags. On x86-64 with GCC, the hot
  * functions are also cloned for AVX2 and AVX-512 and picked at load time
  * (GNN_HOT), so one portable binary uses the wide registers where present.
+ * The matrix kernels multiply four rows per weight load (GNN_ROWS), which
+ * needs 32 registers of 512 bits; each kernel is therefore built as a wide
+ * and a narrow (one row at a time) function and GNN_WIDE picks one per
+ * call. Both sum in the same order, so they give the same bits.
  */
 #include "gnn_internal.h"
 
@@ -21,15 +25,29 @@
 	defined(__GLIBC__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define GNN_HOT __attribute__((target_clones("avx512f", "avx2", "default")))
+/* The clone runs on a CPU with 512-bit registers (checked at run time). */
+#define GNN_WIDE() __builtin_cpu_supports("avx512f")
 #endif
 #endif
 #ifndef GNN_HOT
 #define GNN_HOT
 #endif
+/* Whether the four-row kernels, whose 16-float accumulators need 32
+ * vector registers of 512 bits, run here; elsewhere (AVX2, SSE) compilers
+ * spill them to the stack, and one row at a time in 8-float vectors is
+ * faster. Both give the same bits. */
+#ifndef GNN_WIDE
+#if defined(__x86_64__) && !defined(__AVX512F__)
+#define GNN_WIDE() 0
+#else
+#define GNN_WIDE() 1
+#endif
+#endif
 /* Helpers inlined into each clone, so they get its instruction set. */
 #define GNN_INLINE static inline __attribute__((always_inline))
-/* How many neighbours ahead the aggregation prefetches rows. */
-#define GNN_PREFETCH_AHEAD 8
+/* How many neighbours ahead the aggregation prefetches rows (measured on
+ * the 100,000-vertex bench: 16 and 32 beat 8 and 64; none is 30% slower). */
+#define GNN_PREFETCH_AHEAD 16
 #define SQRT1_2 0.70710678118654752440f     /* 1/sqrt(2) */
 #define INV_SQRT_2PI 0.39894228040143267794f /* 1/sqrt(2 pi) */
 
@@ -139,25 +157,28 @@ GNN_INLINE void row_times_matrix(const float *restrict x, size_t in, size_t out,
 	row_times_matrix_from(x, in, out, w, b, y, 0);
 }
 
-/* Two rows at once, sharing each weight load: twice the independent
- * accumulators, which the adder pipelines need to run at full rate. Same
- * per-output summation order as row_times_matrix. */
-GNN_INLINE void two_rows_times_matrix(const float *restrict x0, const float *restrict x1,
-				      size_t in, size_t out, const float *restrict w,
-				      const float *restrict b, float *restrict y0,
-				      float *restrict y1)
+/* GNN_ROWS rows at once (row r at x[r], its output at y[r]), sharing each
+ * weight load among 2 * GNN_ROWS accumulators: the weights are loaded once
+ * per block instead of once per row, and the adder pipelines get enough
+ * independent sums to run at full rate. Same per-output summation order as
+ * row_times_matrix, so the same bits. */
+GNN_INLINE void rows_times_matrix(const float *const x[GNN_ROWS], size_t in, size_t out,
+				  const float *restrict w, const float *restrict b,
+				  float *const y[GNN_ROWS])
 {
-	size_t o = 0, k;
+	const float *restrict x0 = x[0], *restrict x1 = x[1], *restrict x2 = x[2],
+			      *restrict x3 = x[3];
+	size_t o = 0, k, r;
 
 	for (; o + 32 <= out; o += 32) {
-		v16 a0 = {0}, a1 = {0}, c0, c1, w0, w1;
+		v16 a0 = {0}, a1 = {0}, c0, c1, d0, d1, e0, e1, w0, w1;
 
 		if (b) {
 			LOAD(a0, b + o);
 			LOAD(a1, b + o + 16);
 		}
-		c0 = a0;
-		c1 = a1;
+		c0 = d0 = e0 = a0;
+		c1 = d1 = e1 = a1;
 		for (k = 0; k < in; k++) {
 			LOAD(w0, w + k * out + o);
 			LOAD(w1, w + k * out + o + 16);
@@ -165,32 +186,71 @@ GNN_INLINE void two_rows_times_matrix(const float *restrict x0, const float *res
 			a1 += x0[k] * w1;
 			c0 += x1[k] * w0;
 			c1 += x1[k] * w1;
+			d0 += x2[k] * w0;
+			d1 += x2[k] * w1;
+			e0 += x3[k] * w0;
+			e1 += x3[k] * w1;
 		}
-		memcpy(y0 + o, &a0, sizeof(a0));
-		memcpy(y0 + o + 16, &a1, sizeof(a1));
-		memcpy(y1 + o, &c0, sizeof(c0));
-		memcpy(y1 + o + 16, &c1, sizeof(c1));
+		memcpy(y[0] + o, &a0, sizeof(a0));
+		memcpy(y[0] + o + 16, &a1, sizeof(a1));
+		memcpy(y[1] + o, &c0, sizeof(c0));
+		memcpy(y[1] + o + 16, &c1, sizeof(c1));
+		memcpy(y[2] + o, &d0, sizeof(d0));
+		memcpy(y[2] + o + 16, &d1, sizeof(d1));
+		memcpy(y[3] + o, &e0, sizeof(e0));
+		memcpy(y[3] + o + 16, &e1, sizeof(e1));
 	}
-	if (o < out) {
-		row_times_matrix_from(x0, in, out, w, b, y0, o);
-		row_times_matrix_from(x1, in, out, w, b, y1, o);
-	}
+	for (r = 0; o < out && r < GNN_ROWS; r++)
+		row_times_matrix_from(x[r], in, out, w, b, y[r], o);
 }
 
-GNN_HOT void gnn_linear_forward(const float *x, size_t n, size_t in, size_t out, const float *w,
-				const float *b, float *y, enum gnn_act act)
+GNN_INLINE void linear_rows(const float *x, size_t n, size_t in, size_t out, const float *w,
+			    const float *b, float *y, enum gnn_act act, int wide)
 {
-	size_t i;
+	const float *xr[GNN_ROWS];
+	float *yr[GNN_ROWS];
+	size_t i, r;
 
-	for (i = 0; i + 2 <= n; i += 2) {
-		two_rows_times_matrix(x + i * in, x + (i + 1) * in, in, out, w, b, y + i * out,
-				      y + (i + 1) * out);
-		act_rows(act, y + i * out, 2 * out, y + i * out);
+	for (i = 0; wide && i + GNN_ROWS <= n; i += GNN_ROWS) {
+		for (r = 0; r < GNN_ROWS; r++) {
+			xr[r] = x + (i + r) * in;
+			yr[r] = y + (i + r) * out;
+		}
+		rows_times_matrix(xr, in, out, w, b, yr);
+		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
 	}
-	if (i < n) {
+	for (; i < n; i++) {
 		row_times_matrix(x + i * in, in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
 	}
+}
+
+/* Each kernel is compiled twice, for CPUs with and without 512-bit
+ * registers (see GNN_WIDE), as separate functions so that the register
+ * allocation of the one does not suffer from the code of the other. */
+static GNN_HOT __attribute__((noinline)) void linear_wide(const float *x, size_t n, size_t in,
+							   size_t out, const float *w,
+							   const float *b, float *y,
+							   enum gnn_act act)
+{
+	linear_rows(x, n, in, out, w, b, y, act, 1);
+}
+
+static GNN_HOT __attribute__((noinline)) void linear_narrow(const float *x, size_t n, size_t in,
+							     size_t out, const float *w,
+							     const float *b, float *y,
+							     enum gnn_act act)
+{
+	linear_rows(x, n, in, out, w, b, y, act, 0);
+}
+
+void gnn_linear_forward(const float *x, size_t n, size_t in, size_t out, const float *w,
+			const float *b, float *y, enum gnn_act act)
+{
+	if (GNN_WIDE())
+		linear_wide(x, n, in, out, w, b, y, act);
+	else
+		linear_narrow(x, n, in, out, w, b, y, act);
 }
 
 void gnn_layernorm_forward(const float *x, size_t n, size_t dim, const float *gamma,
@@ -250,41 +310,66 @@ GNN_INLINE void prefetch_row(const gnn_graph *g, const float *x, size_t dim, int
 	}
 }
 
-/* Sixteen int32 lanes, the result type of comparing two v16. */
-typedef int32_t i16v __attribute__((vector_size(64)));
-
-/* m = v > m ? v : m lane by lane (the scalar max of accumulate_message). */
+/* m = v > m ? v : m lane by lane (the scalar max of accumulate_message).
+ * Written per lane because compilers turn exactly this form into one max
+ * instruction (x86 maxps has these semantics, zeros and NaNs included). */
 #define VMAX_INTO(m, v)                                                              \
 	do {                                                                         \
-		const i16v gt_ = (v) > (m);                                          \
-		(m) = (v16)((gt_ & (i16v)(v)) | (~gt_ & (i16v)(m)));                 \
+		int l_;                                                              \
+		for (l_ = 0; l_ < 16; l_++)                                          \
+			(m)[l_] = (v)[l_] > (m)[l_] ? (v)[l_] : (m)[l_];             \
 	} while (0)
 
-/* Mean and max of the messages into columns [k, k+32) of row i, with the
- * four accumulators in registers across the neighbours. */
+/* Add the message from row xj (scaled by *wt, or unscaled when wt is NULL:
+ * a weight of 1 would change no bit) into the sums s and maxima m of 32
+ * columns. */
+GNN_INLINE void message32(const float *xj, const float *wt, v16 *s0, v16 *s1, v16 *m0, v16 *m1)
+{
+	v16 v0, v1;
+
+	LOAD(v0, xj);
+	LOAD(v1, xj + 16);
+	if (wt) {
+		v0 = *wt * v0;
+		v1 = *wt * v1;
+	}
+	*s0 += v0;
+	*s1 += v1;
+	VMAX_INTO(*m0, v0);
+	VMAX_INTO(*m1, v1);
+}
+
+/* Mean and max of the messages into columns [k, k+32) of row i, finished
+ * (divided by the degree; max 0 without neighbours), with the four
+ * accumulators in registers across the neighbours. */
 GNN_INLINE void aggregate_block32(const gnn_graph *g, const float *x, size_t dim, size_t i,
 				  size_t k, float *restrict mean, float *restrict max)
 {
 	const int32_t lo = g->offsets[i], hi = g->offsets[i + 1];
 	const int32_t end = g->offsets[g->n_vertices];
 	const v16 zero = {0};
-	v16 s0 = zero, s1 = zero, m0 = zero - INFINITY, m1 = zero - INFINITY, v0, v1;
+	v16 s0 = zero, s1 = zero, m0 = zero - INFINITY, m1 = zero - INFINITY;
 	int32_t e;
 
-	for (e = lo; e < hi; e++) {
-		const float *xj = x + (size_t)g->neighbours[e] * dim + k;
-		const float wt = g->edge_weights ? g->edge_weights[e] : 1.0f;
-
-		if (k == 0)
-			prefetch_row(g, x, dim, e, end);
-		LOAD(v0, xj);
-		LOAD(v1, xj + 16);
-		v0 = wt * v0;
-		v1 = wt * v1;
-		s0 += v0;
-		s1 += v1;
-		VMAX_INTO(m0, v0);
-		VMAX_INTO(m1, v1);
+	if (g->edge_weights) {
+		for (e = lo; e < hi; e++) {
+			if (k == 0)
+				prefetch_row(g, x, dim, e, end);
+			message32(x + (size_t)g->neighbours[e] * dim + k, g->edge_weights + e, &s0,
+				  &s1, &m0, &m1);
+		}
+	} else {
+		for (e = lo; e < hi; e++) {
+			if (k == 0)
+				prefetch_row(g, x, dim, e, end);
+			message32(x + (size_t)g->neighbours[e] * dim + k, NULL, &s0, &s1, &m0, &m1);
+		}
+	}
+	if (hi > lo) {
+		s0 /= (float)(hi - lo);
+		s1 /= (float)(hi - lo);
+	} else {
+		m0 = m1 = zero;
 	}
 	memcpy(mean + k, &s0, sizeof(s0));
 	memcpy(mean + k + 16, &s1, sizeof(s1));
@@ -293,14 +378,14 @@ GNN_INLINE void aggregate_block32(const gnn_graph *g, const float *x, size_t dim
 }
 
 GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
-			      float *restrict mean, float *restrict max)
+			      float *restrict mean, float *restrict max, int wide)
 {
 	const int32_t lo = g->offsets[i], hi = g->offsets[i + 1];
 	const int32_t end = g->offsets[g->n_vertices];
 	size_t k = 0, j, rest;
 	int32_t e;
 
-	for (; k + 32 <= dim; k += 32)
+	for (; wide && k + 32 <= dim; k += 32)
 		aggregate_block32(g, x, dim, i, k, mean, max);
 	rest = k;
 	for (j = rest; j < dim; j++)
@@ -314,50 +399,153 @@ GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, si
 				   g->edge_weights ? g->edge_weights[e] : 1.0f, dim - rest,
 				   mean + rest, max + rest);
 	}
-	if (hi == lo) {
-		for (k = 0; k < dim; k++)
+	for (k = rest; k < dim; k++) {
+		if (hi == lo)
 			max[k] = 0.0f;
-		return;
+		else
+			mean[k] /= (float)(hi - lo);
 	}
-	for (k = 0; k + GNN_BLOCK <= dim; k += GNN_BLOCK)
-		for (j = 0; j < GNN_BLOCK; j++)
-			mean[k + j] /= (float)(hi - lo);
-	for (; k < dim; k++)
-		mean[k] /= (float)(hi - lo);
 }
 
 void gnn_aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
 		       float *mean, float *max)
 {
-	aggregate_row(g, x, dim, i, mean, max);
+	aggregate_row(g, x, dim, i, mean, max, 0);
 }
 
 /* The row [x_i, mean_i, max_i] that sage multiplies by its stacked weights. */
-GNN_INLINE void sage_row(const gnn_graph *g, const float *x, size_t in, size_t i, float *cat)
+GNN_INLINE void sage_row(const gnn_graph *g, const float *x, size_t in, size_t i, float *cat,
+			 int wide)
 {
 	memcpy(cat, x + i * in, in * sizeof(*cat));
-	aggregate_row(g, x, in, i, cat + in, cat + 2 * in);
+	aggregate_row(g, x, in, i, cat + in, cat + 2 * in, wide);
 }
 
-GNN_HOT void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
-			      const float *w, const float *b, float *y, float *scratch,
-			      enum gnn_act act)
+/* sage_row for in a multiple of 32, in fixed-size pieces and without any
+ * library call, so that the pipelined kernel's accumulators stay in
+ * registers around it (a call would clobber them). */
+GNN_INLINE void sage_row32(const gnn_graph *g, const float *x, size_t in, size_t i, float *cat)
 {
-	float *r0 = scratch, *r1 = scratch + 3 * in;
-	const size_t n = g->n_vertices;
-	size_t i;
+	size_t k;
+	v16 t;
 
-	for (i = 0; i + 2 <= n; i += 2) {
-		sage_row(g, x, in, i, r0);
-		sage_row(g, x, in, i + 1, r1);
-		two_rows_times_matrix(r0, r1, 3 * in, out, w, b, y + i * out, y + (i + 1) * out);
-		act_rows(act, y + i * out, 2 * out, y + i * out);
+	for (k = 0; k < in; k += 16) {
+		LOAD(t, x + i * in + k);
+		memcpy(cat + k, &t, sizeof(t));
 	}
-	if (i < n) {
-		sage_row(g, x, in, i, r0);
-		row_times_matrix(r0, 3 * in, out, w, b, y + i * out);
+	for (k = 0; k < in; k += 32)
+		aggregate_block32(g, x, in, i, k, cat + in, cat + 2 * in);
+}
+
+/* Sage with out = 32, in a multiple of 32 and a bias, on nblocks blocks of
+ * GNN_ROWS vertices, software-pipelined: while block b is multiplied by
+ * the weights, the neighbours of block b+1 are aggregated, one vertex after
+ * each slice of the product, so the random row gathers run under the
+ * arithmetic instead of after it.
+ * `cat` holds two blocks of rows [x_i, mean, max] (2 * GNN_ROWS * 3 * in).
+ * Each output is still summed over k in order, so the bits are those of
+ * row_times_matrix. */
+GNN_INLINE void sage_blocks32(const gnn_graph *g, const float *x, size_t in, size_t nblocks,
+			      const float *restrict w, const float *restrict b, float *y,
+			      float *cat, enum gnn_act act)
+{
+	const size_t kin = 3 * in, slice = (kin + GNN_ROWS - 1) / GNN_ROWS;
+	size_t blk, r, k;
+
+	for (r = 0; r < GNN_ROWS; r++)
+		sage_row32(g, x, in, r, cat + r * kin);
+	for (blk = 0; blk < nblocks; blk++) {
+		const float *restrict x0 = cat + (blk & 1) * GNN_ROWS * kin;
+		const float *restrict x1 = x0 + kin, *restrict x2 = x1 + kin, *restrict x3 = x2 + kin;
+		float *next = cat + !(blk & 1) * GNN_ROWS * kin, *yb = y + blk * GNN_ROWS * 32;
+		v16 a0, a1, c0, c1, d0, d1, e0, e1, w0, w1;
+
+		LOAD(a0, b);
+		LOAD(a1, b + 16);
+		c0 = d0 = e0 = a0;
+		c1 = d1 = e1 = a1;
+		for (r = 0; r < GNN_ROWS; r++) {
+			const size_t k1 = (r + 1) * slice < kin ? (r + 1) * slice : kin;
+
+			for (k = r * slice; k < k1; k++) {
+				LOAD(w0, w + k * 32);
+				LOAD(w1, w + k * 32 + 16);
+				a0 += x0[k] * w0;
+				a1 += x0[k] * w1;
+				c0 += x1[k] * w0;
+				c1 += x1[k] * w1;
+				d0 += x2[k] * w0;
+				d1 += x2[k] * w1;
+				e0 += x3[k] * w0;
+				e1 += x3[k] * w1;
+			}
+			if (blk + 1 < nblocks)
+				sage_row32(g, x, in, (blk + 1) * GNN_ROWS + r, next + r * kin);
+		}
+		memcpy(yb, &a0, sizeof(a0));
+		memcpy(yb + 16, &a1, sizeof(a1));
+		memcpy(yb + 32, &c0, sizeof(c0));
+		memcpy(yb + 48, &c1, sizeof(c1));
+		memcpy(yb + 64, &d0, sizeof(d0));
+		memcpy(yb + 80, &d1, sizeof(d1));
+		memcpy(yb + 96, &e0, sizeof(e0));
+		memcpy(yb + 112, &e1, sizeof(e1));
+		act_rows(act, yb, GNN_ROWS * 32, yb);
+	}
+}
+
+GNN_INLINE void sage_rows(const gnn_graph *g, const float *x, size_t in, size_t out,
+			  const float *w, const float *b, float *y, float *scratch,
+			  enum gnn_act act, int wide)
+{
+	const size_t n = g->n_vertices;
+	const float *xr[GNN_ROWS];
+	float *yr[GNN_ROWS];
+	size_t i = 0, r;
+
+	if (wide && out == 32 && in % 32 == 0 && b && n >= GNN_ROWS) {
+		sage_blocks32(g, x, in, n / GNN_ROWS, w, b, y, scratch, act);
+		i = n - n % GNN_ROWS;
+	}
+	for (; wide && i + GNN_ROWS <= n; i += GNN_ROWS) {
+		for (r = 0; r < GNN_ROWS; r++) {
+			sage_row(g, x, in, i + r, scratch + r * 3 * in, 1);
+			xr[r] = scratch + r * 3 * in;
+			yr[r] = y + (i + r) * out;
+		}
+		rows_times_matrix(xr, 3 * in, out, w, b, yr);
+		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
+	}
+	for (; i < n; i++) {
+		sage_row(g, x, in, i, scratch, wide);
+		row_times_matrix(scratch, 3 * in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
 	}
+}
+
+static GNN_HOT __attribute__((noinline)) void sage_wide(const gnn_graph *g, const float *x,
+							 size_t in, size_t out, const float *w,
+							 const float *b, float *y, float *scratch,
+							 enum gnn_act act)
+{
+	sage_rows(g, x, in, out, w, b, y, scratch, act, 1);
+}
+
+static GNN_HOT __attribute__((noinline)) void sage_narrow(const gnn_graph *g, const float *x,
+							   size_t in, size_t out, const float *w,
+							   const float *b, float *y, float *scratch,
+							   enum gnn_act act)
+{
+	sage_rows(g, x, in, out, w, b, y, scratch, act, 0);
+}
+
+void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, size_t out, const float *w,
+		      const float *b, float *y, float *scratch, enum gnn_act act)
+{
+	if (GNN_WIDE())
+		sage_wide(g, x, in, out, w, b, y, scratch, act);
+	else
+		sage_narrow(g, x, in, out, w, b, y, scratch, act);
 }
 
 /* z[k] += wt * xj[k] over dim. */
@@ -401,13 +589,13 @@ GNN_INLINE void gin_sum_block32(const gnn_graph *g, const float *x, size_t dim, 
 }
 
 GNN_INLINE void gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size_t i, float eps,
-			    float *z)
+			    float *z, int wide)
 {
 	const int32_t end = g->offsets[g->n_vertices];
 	size_t k = 0, rest;
 	int32_t e;
 
-	for (; k + 32 <= dim; k += 32)
+	for (; wide && k + 32 <= dim; k += 32)
 		gin_sum_block32(g, x, dim, i, k, eps, z);
 	rest = k;
 	if (rest == dim)
@@ -426,38 +614,68 @@ GNN_INLINE void gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size
 void gnn_gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size_t i, float eps,
 		     float *z)
 {
-	gin_sum_row(g, x, dim, i, eps, z);
+	gin_sum_row(g, x, dim, i, eps, z, 0);
 }
 
-GNN_HOT void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
-		     const float *w, const float *b, float eps, float *y, float *scratch,
-		     enum gnn_act act)
+GNN_INLINE void gin_rows(const gnn_graph *g, const float *x, size_t in, size_t out,
+			 const float *w, const float *b, float eps, float *y, float *scratch,
+			 enum gnn_act act, int wide)
 {
 	size_t i, k;
 
 	if (out < in) {
 		/* The sum is linear, so transform first and aggregate the narrower rows. */
-		gnn_linear_forward(x, g->n_vertices, in, out, w, NULL, scratch, GNN_ACT_NONE);
+		linear_rows(x, g->n_vertices, in, out, w, NULL, scratch, GNN_ACT_NONE, wide);
 		for (i = 0; i < g->n_vertices; i++) {
-			gin_sum_row(g, scratch, out, i, eps, y + i * out);
+			gin_sum_row(g, scratch, out, i, eps, y + i * out, wide);
 			for (k = 0; k < out; k++)
 				y[i * out + k] += b[k];
 			act_rows(act, y + i * out, out, y + i * out);
 		}
 		return;
 	}
-	for (i = 0; i + 2 <= g->n_vertices; i += 2) {
-		gin_sum_row(g, x, in, i, eps, scratch);
-		gin_sum_row(g, x, in, i + 1, eps, scratch + in);
-		two_rows_times_matrix(scratch, scratch + in, in, out, w, b, y + i * out,
-				      y + (i + 1) * out);
-		act_rows(act, y + i * out, 2 * out, y + i * out);
+	for (i = 0; wide && i + GNN_ROWS <= g->n_vertices; i += GNN_ROWS) {
+		const float *xr[GNN_ROWS];
+		float *yr[GNN_ROWS];
+
+		for (k = 0; k < GNN_ROWS; k++) {
+			gin_sum_row(g, x, in, i + k, eps, scratch + k * in, 1);
+			xr[k] = scratch + k * in;
+			yr[k] = y + (i + k) * out;
+		}
+		rows_times_matrix(xr, in, out, w, b, yr);
+		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
 	}
-	if (i < g->n_vertices) {
-		gin_sum_row(g, x, in, i, eps, scratch);
+	for (; i < g->n_vertices; i++) {
+		gin_sum_row(g, x, in, i, eps, scratch, wide);
 		row_times_matrix(scratch, in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
 	}
+}
+
+static GNN_HOT __attribute__((noinline)) void gin_wide(const gnn_graph *g, const float *x,
+							size_t in, size_t out, const float *w,
+							const float *b, float eps, float *y,
+							float *scratch, enum gnn_act act)
+{
+	gin_rows(g, x, in, out, w, b, eps, y, scratch, act, 1);
+}
+
+static GNN_HOT __attribute__((noinline)) void gin_narrow(const gnn_graph *g, const float *x,
+							  size_t in, size_t out, const float *w,
+							  const float *b, float eps, float *y,
+							  float *scratch, enum gnn_act act)
+{
+	gin_rows(g, x, in, out, w, b, eps, y, scratch, act, 0);
+}
+
+void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size_t out, const float *w,
+		     const float *b, float eps, float *y, float *scratch, enum gnn_act act)
+{
+	if (GNN_WIDE())
+		gin_wide(g, x, in, out, w, b, eps, y, scratch, act);
+	else
+		gin_narrow(g, x, in, out, w, b, eps, y, scratch, act);
 }
 
 GNN_HOT void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *sets,
@@ -485,8 +703,9 @@ GNN_HOT void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *s
 	}
 }
 
-GNN_HOT void gnn_normalise(const float *x, size_t n, size_t dim, const float *mean,
-			   const float *std, float *y)
+GNN_HOT void gnn_normalise(const float *restrict x, size_t n, size_t dim,
+			   const float *restrict mean, const float *restrict std,
+			   float *restrict y)
 {
 	size_t i, k, j;
 

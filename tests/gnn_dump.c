@@ -1,10 +1,11 @@
 /*
  * gnn_dump: writes the raw bytes of embeddings and scores of fixed random
- * problems (sage and gin models, widths that hit every SIMD block path, an
- * odd vertex count) to the file named by argv[1]. It is built twice: against
- * libgnn (whose hot loops are cloned per instruction set and picked for this
- * CPU) and from the library sources with -DGNN_NO_CLONES (baseline
- * instructions only); test_gnn_portable checks both write the same bytes.
+ * problems (sage and gin models, widths that hit every SIMD block path and
+ * the pipelined 32-wide sage, an odd vertex count) to the file named by
+ * argv[1]. It is built twice: against libgnn (whose hot loops are cloned per
+ * instruction set and picked for this CPU) and from the library sources with
+ * -DGNN_NO_CLONES (baseline instructions only); test_gnn_portable checks both
+ * write the same bytes.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,6 @@ int main(int argc, char **argv)
 	if (!f)
 		return 2;
 	rc = dump(f, GNN_CONV_SAGE, 45, 1) | dump(f, GNN_CONV_GIN, 64, 2) |
-	     dump(f, GNN_CONV_SAGE, 3, 3);
+	     dump(f, GNN_CONV_SAGE, 3, 3) | dump(f, GNN_CONV_SAGE, 32, 4);
 	return fclose(f) || rc;
 }
