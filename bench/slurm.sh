@@ -16,7 +16,7 @@
 #        sbatch --exclusive -N n --time=limit -J heavy-<id>|none-<id> \
 #               --comment comm=heavy|none --wrap "sleep s"
 #      at its compressed submit time; multi-node jobs are named heavy-*,
-#      and topognn.conf's ClassRule=heavy Name=heavy-* makes them heavy.
+#      and topognn.conf's ClassRule=name=^heavy- class=heavy makes them heavy.
 #      Both clusters log backfill's node plans (DebugFlags=Backfill,
 #      SlurmctldDebug=verbose) for the agreement replay;
 #   3. waits until the queue is empty (bounded), saves sdiag, the jobcomp
@@ -139,8 +139,8 @@ GraphFile=$work/graph.json
 Mode=enforce
 DecisionLog=$work/topognn/decisions.jsonl
 Candidates=32
-ClassRule=none Name=none-*
-ClassRule=heavy Name=heavy-*
+ClassRule=name=^none- class=none
+ClassRule=name=^heavy- class=heavy
 EOF
 # DebugFlags=Backfill logs backfill's node plans for waiting jobs (for
 # sim_tree_agreement) at level verbose; both runs log the same, so both pay

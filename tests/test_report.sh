@@ -63,7 +63,7 @@ check "job 19 table: the groups line" grep -q '^  groups        2: su1,su2$' "$t
 check "job 19 table: the baseline row" grep -q '^  baseline tree    tree               12      1      4    2         2' "$tmp/j19.txt"
 # node side: one readable report and one broken one
 mkdir "$tmp/nodes"
-echo '{"hca": "mlx5_0", "cpus": "0-55", "irq": {"moved": 12, "kept": 0}}' > "$tmp/nodes/19.a05-p1-dgx-01-c18.json"
+echo '{"hca": "mlx5_0", "cpus": "0-55", "irq": {"moved": 12, "kept": 0}}' > "$tmp/nodes/job-19.a05-p1-dgx-01-c18.json"
 echo '{"hca": ' > "$tmp/nodes/19.a06-p1-dgx-02-c01.json"
 echo '{"hca": "mlx5_9"}' > "$tmp/nodes/190.a06-p1-dgx-02-c01.json"
 "$tool" --decisions "$tmp/d.log" $G --no-color --node-reports "$tmp/nodes" job 19 > "$tmp/j19n.txt"

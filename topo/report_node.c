@@ -1,6 +1,7 @@
 /*
  * report_node: read the node side's per-job, per-host outcome files
- * (<jobid>.<host>.json) from a report directory. See report_node.h.
+ * (job-<jobid>.<host>.json, as the SPANK plugin writes them; <jobid>.<host>.json
+ * also reads) from a report directory. See report_node.h.
  */
 #include "report_node.h"
 
@@ -28,13 +29,17 @@ void report_node_free(report_node_outcome *o, int n)
 	free(o);
 }
 
-/* The host part of "<job>.<host>.json" when the name is job's, else NULL. */
+/* The host part of "job-<job>.<host>.json" (what the SPANK plugin writes,
+ * docs/node-side.md) or "<job>.<host>.json" when the name is job's, else NULL. */
 static char *host_of(const char *name, uint32_t job)
 {
-	char prefix[16];
+	char prefix[24];
 	size_t pl, nl = strlen(name);
 
-	pl = (size_t)snprintf(prefix, sizeof(prefix), "%u.", job);
+	if (strncmp(name, "job-", 4) == 0)
+		pl = (size_t)snprintf(prefix, sizeof(prefix), "job-%u.", job);
+	else
+		pl = (size_t)snprintf(prefix, sizeof(prefix), "%u.", job);
 	if (nl <= pl + 5 || strncmp(name, prefix, pl) || strcmp(name + nl - 5, ".json"))
 		return NULL;
 	return strndup(name + pl, nl - pl - 5);
