@@ -18,7 +18,7 @@ set -euo pipefail
 script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 repo_root=$(cd -- "$script_dir/../.." && pwd)
 cluster="$script_dir/cluster.sh"
-build=${BUILD_DIR:-$repo_root/_b}
+build=${TOPOGNN_BUILD_DIR:-$repo_root/_build/default}
 tool=$build/tools/placement-report
 discover=$build/tools/topognn-discover
 
@@ -46,7 +46,7 @@ cleanup() {
 trap cleanup EXIT
 trap "exit 143" TERM INT
 
-[[ -x "$tool" ]] || { echo "placement-report not built in $build (set BUILD_DIR)"; exit 1; }
+[[ -x "$tool" ]] || { echo "placement-report not built in $build (set TOPOGNN_BUILD_DIR)"; exit 1; }
 "$repo_root/scripts/build-slurm.sh"
 
 # ---- cluster with JWT --------------------------------------------------------
