@@ -113,6 +113,9 @@ static void test_swf_malformed(void **state)
 			    "line 1: has more than 18 fields; a Standard Workload Format job line has exactly 18");
 	assert_string_equal(load_error("1 -5 0 10 4 -1 -1 4 60 -1 1 1 1 -1 -1 -1 -1 -1\n"),
 			    "line 1: field 2 (submit time) is negative");
+	/* found by fuzz_trace: a huge count must not overflow an int */
+	assert_string_equal(load_error("1 0 0 10 1e66 -1 -1 4 60 -1 1 1 1 -1 -1 -1 -1 -1\n"),
+			    "line 1: field 5 (allocated processors) is 1e+66, out of range");
 	assert_string_equal(load_error("hello\n"),
 			    "line 1: is neither a Standard Workload Format log nor the Alibaba GPU CSV");
 	assert_string_equal(load_error(""),

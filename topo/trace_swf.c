@@ -15,6 +15,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,29 @@ static int swf_fields(char *line, double *v, const char *source, int lineno, top
 	return 0;
 }
 
+/* Fields read into ints (job id, processors, user) must fit one: SWF uses
+ * -1 for "unknown", and a larger number than INT_MAX is a broken line. */
+static int swf_int_fields_in_range(const double *v, const char *source, int line,
+				   topo_error *err)
+{
+	static const struct {
+		int field; /* 0-based */
+		const char *name;
+	} ints[] = { { 0, "job number" }, { 4, "allocated processors" },
+		     { 7, "requested processors" }, { 11, "user id" } };
+
+	for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++) {
+		double x = v[ints[k].field];
+
+		if (!(x >= -1 && x <= INT_MAX)) {
+			topo_error_set(err, source, line, "field %d (%s) is %g, out of range",
+				       ints[k].field + 1, ints[k].name, x);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int topo_trace_read_swf(topo_trace *t, FILE *f, const char *source, topo_error *err)
 {
 	char *buf = NULL;
@@ -78,6 +102,10 @@ int topo_trace_read_swf(topo_trace *t, FILE *f, const char *source, topo_error *
 		if (*p == '\0' || *p == ';')
 			continue;
 		if (swf_fields(p, v, source, lineno, err)) {
+			rc = -1;
+			break;
+		}
+		if (swf_int_fields_in_range(v, source, lineno, err)) {
 			rc = -1;
 			break;
 		}
