@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
 # Build every libFuzzer target in fuzz/ with clang (ASan + UBSan) and run each
 # for a bounded time on its seed corpus. Usage: scripts/fuzz.sh [SECONDS]
+# The run is reproducible: a fixed libFuzzer seed (TOPOGNN_FUZZ_SEED, default
+# 1) and at most TOPOGNN_FUZZ_RUNS inputs per target, so a failure in CI can
+# be replayed; set TOPOGNN_FUZZ_SEED=0 for libFuzzer's random seed when
+# exploring.
 # A target fuzz/fuzz_NAME.c uses the corpus fuzz/corpus/NAME/ (copied to a
 # scratch dir so runs never modify the repository).
 set -euo pipefail
@@ -37,7 +41,8 @@ for target in fuzz/fuzz_*.c; do
 	[[ -f $supp ]] && lsan="suppressions=$PWD/$supp"
 	dict=()
 	[[ -f fuzz/${corpus_name}.dict ]] && dict=(-dict="fuzz/${corpus_name}.dict")
-	if ! ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS="$lsan" "$out/$name" "${dict[@]}" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+	if ! ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS="$lsan" "$out/$name" "${dict[@]}" -seed="${TOPOGNN_FUZZ_SEED:-1}" -runs="${TOPOGNN_FUZZ_RUNS:-300000}" \
+		-max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
 		-artifact_prefix="$out/$name-" "$work" >"$out/$name.log" 2>&1; then
 		echo "fuzz: $name FAILED; tail of $out/$name.log:"
 		tail -n 40 "$out/$name.log"

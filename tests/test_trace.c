@@ -182,6 +182,10 @@ static void test_alibaba_malformed(void **state)
 	snprintf(text, sizeof(text), "%sp0,1000,1,99,1000,,LS,Running,0,10,0\n", h);
 	assert_string_equal(load_error(text),
 			    "line 2: asks for 99 GPUs and 1000 milli-CPUs, out of range");
+	/* found by fuzz_trace: a huge CPU request must not overflow an int */
+	snprintf(text, sizeof(text), "%sp0,6e117,1,1,1000,,LS,Running,0,10,0\n", h);
+	assert_string_equal(load_error(text),
+			    "line 2: asks for 1 GPUs and 6e+117 milli-CPUs, out of range");
 	assert_string_equal(load_error("name,cpu_milli,num_gpu,creation_time\n"),
 			    "line 1: the header has no \"deletion_time\" column");
 }

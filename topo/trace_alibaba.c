@@ -104,7 +104,9 @@ static int pod(topo_trace *t, char *line, const int *pos, int ncols, const char 
 	    number(cols, pos, COL_DELETE, &del, NULL, source, lineno, err) ||
 	    number(cols, pos, COL_SCHED, &sched, &no_sched, source, lineno, err))
 		return -1;
-	if (gpu < 0 || gpu > 64 || cpu < 0) {
+	/* milli-CPUs: a million cores is beyond any node, and keeps the core
+	 * count well inside an int */
+	if (gpu < 0 || gpu > 64 || cpu < 0 || cpu > 1e9) {
 		topo_error_set(err, source, lineno, "asks for %g GPUs and %g milli-CPUs, out of range",
 			       gpu, cpu);
 		return -1;
