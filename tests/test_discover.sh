@@ -9,20 +9,7 @@ fx=${FIXTURES_DIR:-$(dirname "$0")/fixtures}
 fabric=$fx/fabrics/dgx-h100-superpod.ibnetdiscover
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-check() { # check NAME COMMAND...: the command must succeed
-	name=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "ok   - $name"
-	else
-		fail=$((fail + 1))
-		echo "FAIL - $name"
-	fi
-}
+. "$(dirname "$0")/check.sh"
 
 json_get() { # json_get FILE KEY -> integer value of a top-level key
 	python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
@@ -70,5 +57,4 @@ check "the error names file and line" grep -q "bad.txt:2:" "$tmp/err"
 "$tool" --summary >/dev/null 2>&1
 check "no source is a usage error (exit 2)" test $? = 2
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -13,20 +13,7 @@ fx=${FIXTURES_DIR:-$(dirname "$0")/fixtures}
 fabric=$fx/fabrics/dgx-h100-superpod.ibnetdiscover
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-check() { # check NAME COMMAND...: the command must succeed
-	name=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "ok   - $name"
-	else
-		fail=$((fail + 1))
-		echo "FAIL - $name"
-	fi
-}
+. "$(dirname "$0")/check.sh"
 
 jq_py() { # jq_py FILE EXPR: print a python expression over the JSON as d
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
@@ -171,5 +158,4 @@ check "torn log lines skipped and counted, first one named" \
 	eq "$(jq_py "$tmp/ht.json" 'd["decisions"], d["notes"][0]')" \
 	"(4, '2 lines of the decision log skipped (first: $tmp/torn.log:4: not JSON (a torn line?))')"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish

@@ -16,20 +16,7 @@ browser=$(command -v chromium || command -v chromium-browser || true)
 [ -n "$browser" ] || { echo "skip - chromium not installed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-pass=0
-fail=0
-
-check() {
-	name=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "ok   - $name"
-	else
-		fail=$((fail + 1))
-		echo "FAIL - $name"
-	fi
-}
+. "$(dirname "$0")/check.sh"
 
 chrome() { # chrome ARGS...: headless, no network, no profile left behind
 	timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
@@ -110,5 +97,4 @@ PY
 check "pixels: job 4's hosts in its legend colour, an idle host grey" \
 	python3 "$tmp/png.py" "$tmp/c.png" "$tmp/c.svg"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+finish
