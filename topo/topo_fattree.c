@@ -152,17 +152,23 @@ static int spec_check(const topo_fattree_spec *s, topo_error *err)
 
 /* ---- parsing "key=value,key=value" ---------------------------------------- */
 
+/* Copy a "value" slice into buf as a string starting with a digit. */
+static int value_copy(const char *v, size_t n, char *buf, size_t len)
+{
+	if (n == 0 || n >= len)
+		return -1;
+	memcpy(buf, v, n);
+	buf[n] = '\0';
+	return isdigit((unsigned char)buf[0]) ? 0 : -1;
+}
+
 static int parse_int(const char *v, size_t n, int *out)
 {
 	char buf[32];
 	char *end;
 	long x;
 
-	if (n == 0 || n >= sizeof(buf))
-		return -1;
-	memcpy(buf, v, n);
-	buf[n] = '\0';
-	if (!isdigit((unsigned char)buf[0]))
+	if (value_copy(v, n, buf, sizeof(buf)) < 0)
 		return -1;
 	errno = 0;
 	x = strtol(buf, &end, 10);
@@ -178,11 +184,7 @@ static int parse_double(const char *v, size_t n, double *out)
 	char *end;
 	double x;
 
-	if (n == 0 || n >= sizeof(buf))
-		return -1;
-	memcpy(buf, v, n);
-	buf[n] = '\0';
-	if (!isdigit((unsigned char)buf[0]))
+	if (value_copy(v, n, buf, sizeof(buf)) < 0)
 		return -1;
 	errno = 0;
 	x = strtod(buf, &end);
