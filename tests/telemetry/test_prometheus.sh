@@ -85,8 +85,24 @@ field() {
 	printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 
+# A free port below the kernel's ephemeral range (32768+), so no outgoing
+# connection (a scrape, the probe) can take it between this check and the
+# server's bind; also clear of the Slurm test cluster's 26817-26949.
 free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+	python3 -c '
+import random, socket
+for _ in range(200):
+    p = random.randint(20000, 26700)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    finally:
+        s.close()
+    print(p)
+    break
+'
 }
 
 # ---- fake sysfs ----------------------------------------------------------------
