@@ -13,10 +13,11 @@ seconds=${1:-20}
 out=_build/fuzz
 mkdir -p "$out"
 cflags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	-Itopo -Ignn-infer -I_build/default -DHAVE_IBNETDISC=1)
+	-Ignn-infer -I_build/default -DHAVE_IBNETDISC=1)
+for area in topo/*/; do cflags+=(-I"${area%/}"); done
 # shellcheck disable=SC2207
 libs=($(pkg-config --cflags --libs hwloc jansson igraph libcurl libibnetdisc libibmad libibumad) -lm)
-sources=(topo/*.c gnn-infer/*.c)
+sources=(topo/*/*.c gnn-infer/*.c)
 status=0
 # the library sources once, instrumented; each target then only links
 mkdir -p "$out/obj"
