@@ -20,8 +20,8 @@
 
 #include "sim.h"
 
-#ifndef SHARED_DATA
-#define SHARED_DATA "../shared/data"
+#ifndef TRACES_DIR
+#define TRACES_DIR "examples/traces"
 #endif
 #ifndef MODELS_DIR
 #define MODELS_DIR "models"
@@ -37,9 +37,9 @@ static int scenario(const char *title, const char *kind, const char *arg,
 {
 	topo_error err;
 	char buf[1024], notes[2048], *list, *save = NULL;
-	topo_graph *g = topo_sim_load_graph(kind, arg, &err);
+	topo_graph *g = sim_load_graph(kind, arg, &err);
 	place_cluster *c = g ? place_cluster_new(g, &err) : NULL;
-	topo_sim_metrics m[PLACE_POLICY_COUNT];
+	sim_metrics m[PLACE_POLICY_COUNT];
 	topo_trace t;
 	int n = 0, rc = -1;
 
@@ -48,8 +48,8 @@ static int scenario(const char *title, const char *kind, const char *arg,
 		topo_graph_free(g);
 		return -1;
 	}
-	topo_sim_workload w = {traces, ntraces, jobs, 1, scale, place_cluster_nhosts(c)};
-	if (topo_sim_load_workload(&w, &t, notes, sizeof(notes), &err)) {
+	sim_workload w = {traces, ntraces, jobs, 1, scale, place_cluster_nhosts(c)};
+	if (sim_load_workload(&w, &t, notes, sizeof(notes), &err)) {
 		fprintf(stderr, "placement: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}
@@ -57,16 +57,16 @@ static int scenario(const char *title, const char *kind, const char *arg,
 	list = strdup(policies);
 	for (char *p = strtok_r(list, ",", &save); p && n < PLACE_POLICY_COUNT;
 	     p = strtok_r(NULL, ",", &save)) {
-		topo_sim_config cfg;
+		sim_config cfg;
 
-		topo_sim_config_init(&cfg);
+		sim_config_init(&cfg);
 		if (place_policy_parse(p) < 0)
 			continue;
 		cfg.policy = (place_policy)place_policy_parse(p);
 		cfg.profiles = prof;
 		cfg.nprofiles = nprof;
 		cfg.model_path = model;
-		if (topo_sim_run(c, &t, &cfg, &m[n], &err)) {
+		if (sim_run(c, &t, &cfg, &m[n], &err)) {
 			fprintf(stderr, "placement: %s: %s\n", p,
 				topo_error_format(&err, buf, sizeof(buf)));
 			continue;
@@ -74,9 +74,9 @@ static int scenario(const char *title, const char *kind, const char *arg,
 		n++;
 	}
 	free(list);
-	topo_sim_print_table(stdout, m, n, "tree");
+	sim_print_table(stdout, m, n, "tree");
 	printf("\n");
-	topo_trace_free(&t);
+	trace_free(&t);
 	rc = 0;
 out:
 	place_cluster_free(c);
@@ -91,8 +91,8 @@ int main(int argc, char **argv)
 	topo_comm_profile prof[4];
 	topo_error err;
 	char buf[1024], pol[128];
-	const char *kth = SHARED_DATA "/traces/KTH-SP2-1996-2.1-cln.swf.gz";
-	const char *ali = SHARED_DATA "/traces/alibaba-gpu-v2023-openb_pod_list_default.csv";
+	const char *kth = TRACES_DIR "/KTH-SP2-1996-2.1-cln.swf.gz";
+	const char *ali = TRACES_DIR "/alibaba-gpu-v2023-openb_pod_list_default.csv";
 	const char *t1[] = {kth}, *t2[] = {kth, ali};
 
 	for (int i = 1; i < argc; i += 2) {
@@ -122,7 +122,7 @@ int main(int argc, char **argv)
 		snprintf(pol, sizeof(pol), "%s,gnn", policies);
 		policies = pol;
 	}
-	nprof = topo_sim_load_profiles(FIXTURES_DIR "/comm", prof, 4, &err);
+	nprof = sim_load_profiles(FIXTURES_DIR "/comm", prof, 4, &err);
 	if (nprof < 0) {
 		fprintf(stderr, "placement: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 		return 1;

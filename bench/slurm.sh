@@ -78,8 +78,7 @@ export TOPOGNN_CLUSTER_NODES=32
 readonly FABRIC="groups=4,hosts=8,rails=2,spines=2,prefix=n,digits=3"
 
 json=0 jobs=300 skip=0 span=240 max_runtime=120 out="" report=""
-trace=/work/shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz
-[[ -f "$trace" ]] || trace="$repo_root/../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz"
+trace="$repo_root/examples/traces/KTH-SP2-1996-2.1-cln.swf.gz"
 while (( $# )); do
     case $1 in
         --json) json=1; shift ;;

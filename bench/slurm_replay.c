@@ -81,18 +81,18 @@ static int cmd_schedule(const sched_opts *o)
 	double t0, last, f;
 	int first, end;
 
-	topo_trace_init(&t);
-	if (topo_trace_load(&t, o->trace, &err)) {
+	trace_init(&t);
+	if (trace_load(&t, o->trace, &err)) {
 		fprintf(stderr, "slurm_replay: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 		return 1;
 	}
-	topo_trace_normalize(&t);
+	trace_normalize(&t);
 	first = o->skip < t.njobs ? o->skip : t.njobs;
 	end = first + o->jobs < t.njobs ? first + o->jobs : t.njobs;
 	if (end - first < 2) {
 		fprintf(stderr, "slurm_replay: %s: only %d jobs after skipping %d\n", o->trace,
 			end - first, o->skip);
-		topo_trace_free(&t);
+		trace_free(&t);
 		return 1;
 	}
 	t0 = t.jobs[first].submit;
@@ -103,7 +103,7 @@ static int cmd_schedule(const sched_opts *o)
 	       o->trace, first, end - 1, t.njobs, last, f, last / f, o->nodes, o->machine_procs);
 	printf("# submit_s nodes time_limit_min sleep_s name log_runtime_s\n");
 	for (int i = first; i < end; i++) {
-		const topo_trace_job *j = &t.jobs[i];
+		const trace_job *j = &t.jobs[i];
 		int n = job_nodes(j->procs, o->nodes, o->machine_procs);
 		double run = round(j->runtime / f), req = j->requested / f;
 		int limit;
@@ -119,7 +119,7 @@ static int cmd_schedule(const sched_opts *o)
 		printf("%.3f %d %d %.0f %s-%ld %.0f\n", (j->submit - t0) / f, n, limit, run,
 		       n > 1 ? "heavy" : "none", j->id, j->runtime);
 	}
-	topo_trace_free(&t);
+	trace_free(&t);
 	return 0;
 }
 
@@ -170,7 +170,7 @@ static int load_schedule(run *r, const char *path)
 		fprintf(stderr, "slurm_replay: cannot open %s\n", path);
 		return -1;
 	}
-	while ((len = topo_trace_getline(&line, &cap, f)) >= 0) {
+	while ((len = trace_getline(&line, &cap, f)) >= 0) {
 		rjob j;
 		double submit, run_s;
 		int limit;
@@ -245,7 +245,7 @@ static int load_jobcomp(run *r, const char *path)
 		fprintf(stderr, "slurm_replay: cannot open %s\n", path);
 		return -1;
 	}
-	while (topo_trace_getline(&line, &cap, f) >= 0) {
+	while (trace_getline(&line, &cap, f) >= 0) {
 		rjob *j;
 
 		if (field(line, "Name", v, sizeof(v)) || !(j = run_find_name(r, v)))
@@ -335,7 +335,7 @@ static int load_ctld_log(events *e, const char *path)
 			fclose(f);
 			return -1;
 		}
-	while (topo_trace_getline(&line, &cap, f) >= 0) {
+	while (trace_getline(&line, &cap, f) >= 0) {
 		regmatch_t m[4];
 
 		for (int i = 0; i < NPATS; i++) {
@@ -634,7 +634,7 @@ static int cmd_analyze(const analyze_opts *o)
 	topo_comm_profile prof[MAX_PROFILES];
 	topo_error err;
 	char buf[1024];
-	topo_graph *g = topo_sim_load_graph("graph", o->graph, &err);
+	topo_graph *g = sim_load_graph("graph", o->graph, &err);
 	place_cluster *c = g ? place_cluster_new(g, &err) : NULL;
 	run r = {0};
 	events e = {0};
@@ -642,7 +642,7 @@ static int cmd_analyze(const analyze_opts *o)
 	int nprof, *h = NULL, H, done = 0, heavy = 0, multi = 0, rc = 1, waits_ms = 0;
 	double wait = 0, total = 0, cross = 0;
 
-	if (!c || (nprof = topo_sim_load_profiles(o->comm, prof, MAX_PROFILES, &err)) < 0) {
+	if (!c || (nprof = sim_load_profiles(o->comm, prof, MAX_PROFILES, &err)) < 0) {
 		fprintf(stderr, "slurm_replay: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 		goto out;
 	}

@@ -87,7 +87,7 @@ static uint64_t xorshift(uint64_t *s)
 }
 
 /* Random host pairs; the hosts' vertex ids are collected first. */
-static int run_queries(const topo_graph *g, const topo_fabric_index *ix, int nq,
+static int run_queries(const topo_graph *g, const topo_analysis_index *ix, int nq,
 		       bench_result *r)
 {
 	size_t nv = topo_graph_nvertices(g), nh = 0;
@@ -122,7 +122,7 @@ static void run_once(const bench_opts *o, int hosts, bench_result *r)
 {
 	topo_fattree_spec spec;
 	topo_analysis a;
-	topo_fabric_index *ix = NULL;
+	topo_analysis_index *ix = NULL;
 	topo_graph *g;
 	topo_error err;
 	double t;
@@ -155,7 +155,7 @@ static void run_once(const bench_opts *o, int hosts, bench_result *r)
 	r->max_oversub = a.max_oversub;
 	topo_analysis_free(&a);
 	t = now();
-	ix = topo_fabric_index_new(g, &err);
+	ix = topo_analysis_index_new(g, &err);
 	if (!ix) {
 		topo_error_format(&err, r->error, sizeof(r->error));
 		goto done;
@@ -168,12 +168,12 @@ static void run_once(const bench_opts *o, int hosts, bench_result *r)
 	r->vertices = (long)topo_graph_nvertices(g);
 	r->edges = (long)topo_graph_nedges(g);
 	r->switches = (long)topo_graph_count(g, TOPO_V_SWITCH);
-	r->leaves = topo_fabric_index_nleaves(ix);
-	r->index_bytes = (long)topo_fabric_index_bytes(ix);
+	r->leaves = topo_analysis_index_nleaves(ix);
+	r->index_bytes = (long)topo_analysis_index_bytes(ix);
 	r->anomalies = (int)topo_graph_nanomalies(g);
 	r->ok = 1;
 done:
-	topo_fabric_index_free(ix);
+	topo_analysis_index_free(ix);
 	topo_graph_free(g);
 }
 

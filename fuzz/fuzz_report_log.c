@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #include "report_log.h"
-#include "report_slurmrestd.h"
+#include "report_rest.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

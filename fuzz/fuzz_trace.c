@@ -16,12 +16,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	f = fmemopen((void *)(data + 1), size - 1, "r");
 	if (!f)
 		return 0;
-	topo_trace_init(&t);
+	trace_init(&t);
 	if (data[0] & 1)
-		topo_trace_read_alibaba(&t, f, "fuzz.csv", &err);
+		trace_read_alibaba(&t, f, "fuzz.csv", &err);
 	else
-		topo_trace_read_swf(&t, f, "fuzz.swf", &err);
-	topo_trace_free(&t);
+		trace_read_swf(&t, f, "fuzz.swf", &err);
+	trace_free(&t);
 	fclose(f);
 	return 0;
 }

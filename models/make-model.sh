@@ -3,10 +3,10 @@
 # simulate several fabrics and seeds with --emit-training, then train on all
 # the samples. Same machine, same inputs -> the same bytes (docs/model-card.md).
 #
-#   make-model.sh SIM TRAIN SHARED_DATA FABRIC_DIR OUT
+#   make-model.sh SIM TRAIN TRACES_DIR FABRIC_DIR OUT
 set -eu
 SIM=$1 TRAIN=$2 DATA=$3 FABRICS=$4 OUT=$5
-KTH=$DATA/traces/KTH-SP2-1996-2.1-cln.swf.gz
+KTH=$DATA/KTH-SP2-1996-2.1-cln.swf.gz
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/topognn-model.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT INT TERM
 n=0

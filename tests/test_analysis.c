@@ -95,11 +95,11 @@ static topo_graph *two_leaves_one_spine(void)
 
 /* ---- hop distances ---- */
 
-static void check_two_leaves(const topo_fabric_index *ix, const topo_graph *g)
+static void check_two_leaves(const topo_analysis_index *ix, const topo_graph *g)
 {
 	int h1 = host(g, "h1"), h2 = host(g, "h2"), h3 = host(g, "h3");
 
-	assert_int_equal(topo_fabric_index_nleaves(ix), 2);
+	assert_int_equal(topo_analysis_index_nleaves(ix), 2);
 	assert_int_equal(topo_host_hops(ix, h1, h1), 0);
 	assert_int_equal(topo_host_hops(ix, h1, h2), 2);
 	assert_int_equal(topo_host_hops(ix, h2, h1), 2);
@@ -115,30 +115,30 @@ static void check_two_leaves(const topo_fabric_index *ix, const topo_graph *g)
 static void test_hops_two_leaves_table(void **state)
 {
 	topo_graph *g = two_leaves_one_spine();
-	topo_fabric_index *ix = topo_fabric_index_new(g, NULL);
+	topo_analysis_index *ix = topo_analysis_index_new(g, NULL);
 
 	(void)state;
 	assert_non_null(ix);
-	assert_int_equal(topo_fabric_index_has_table(ix), 1);
+	assert_int_equal(topo_analysis_index_has_table(ix), 1);
 	check_two_leaves(ix, g);
-	assert_true(topo_fabric_index_bytes(ix) > 0);
-	topo_fabric_index_free(ix);
+	assert_true(topo_analysis_index_bytes(ix) > 0);
+	topo_analysis_index_free(ix);
 	topo_graph_free(g);
 }
 
 static void test_hops_two_leaves_bfs(void **state)
 {
 	topo_graph *g = two_leaves_one_spine();
-	topo_fabric_index *ix = topo_fabric_index_new_capped(g, 0, NULL);
+	topo_analysis_index *ix = topo_analysis_index_new_capped(g, 0, NULL);
 
 	(void)state;
 	assert_non_null(ix);
-	assert_int_equal(topo_fabric_index_has_table(ix), 0);
+	assert_int_equal(topo_analysis_index_has_table(ix), 0);
 	check_two_leaves(ix, g);
 	/* repeated queries reuse the scratch: answers do not drift */
 	for (int i = 0; i < 1000; i++)
 		assert_int_equal(topo_host_hops(ix, host(g, "h1"), host(g, "h3")), 4);
-	topo_fabric_index_free(ix);
+	topo_analysis_index_free(ix);
 	topo_graph_free(g);
 }
 
@@ -147,12 +147,12 @@ static void test_index_outlives_graph(void **state)
 {
 	topo_graph *g = two_leaves_one_spine();
 	int h1 = host(g, "h1"), h3 = host(g, "h3");
-	topo_fabric_index *ix = topo_fabric_index_new_capped(g, 0, NULL);
+	topo_analysis_index *ix = topo_analysis_index_new_capped(g, 0, NULL);
 
 	(void)state;
 	topo_graph_free(g);
 	assert_int_equal(topo_host_hops(ix, h1, h3), 4);
-	topo_fabric_index_free(ix);
+	topo_analysis_index_free(ix);
 }
 
 /* Two rails: the distance is the minimum over the hosts' leaves; odd
@@ -186,10 +186,10 @@ static void test_hops_min_over_rails(void **state)
 	e = add_host(g, "e", (int[]){ l[4] }, 1);
 	f = add_host(g, "f", (int[]){ l[5] }, 1);        /* leaf5 has no up-link */
 	for (int cap = 0; cap <= 128; cap += 128) {
-		topo_fabric_index *ix = topo_fabric_index_new_capped(g, cap, NULL);
+		topo_analysis_index *ix = topo_analysis_index_new_capped(g, cap, NULL);
 
 		assert_non_null(ix);
-		assert_int_equal(topo_fabric_index_nleaves(ix), 6);
+		assert_int_equal(topo_analysis_index_nleaves(ix), 6);
 		assert_int_equal(topo_host_hops(ix, a, b), 2);
 		assert_int_equal(topo_host_hops(ix, a, c), 6);
 		assert_int_equal(topo_host_hops(ix, b, c), 2);
@@ -199,7 +199,7 @@ static void test_hops_min_over_rails(void **state)
 		assert_int_equal(topo_host_hops(ix, a, d), 7);
 		assert_int_equal(topo_host_hops(ix, a, f), -1);
 		assert_int_equal(topo_host_hops(ix, f, f), 0);
-		topo_fabric_index_free(ix);
+		topo_analysis_index_free(ix);
 	}
 	topo_graph_free(g);
 }
@@ -209,7 +209,7 @@ static void test_hops_bfs_matches_table(void **state)
 {
 	enum { NSW = 60, NHOSTS = 50 };
 	topo_graph *g = topo_graph_new();
-	topo_fabric_index *t, *b;
+	topo_analysis_index *t, *b;
 	int sw[NSW], hosts[NHOSTS], unreachable = 0, far = 0;
 	unsigned seed = 12345;
 
@@ -236,12 +236,12 @@ static void test_hops_bfs_matches_table(void **state)
 		snprintf(name, sizeof(name), "h%02d", i);
 		hosts[i] = add_host(g, name, leaves, n);
 	}
-	t = topo_fabric_index_new_capped(g, NSW, NULL);
-	b = topo_fabric_index_new_capped(g, 0, NULL);
+	t = topo_analysis_index_new_capped(g, NSW, NULL);
+	b = topo_analysis_index_new_capped(g, 0, NULL);
 	assert_non_null(t);
 	assert_non_null(b);
-	assert_int_equal(topo_fabric_index_has_table(t), 1);
-	assert_int_equal(topo_fabric_index_has_table(b), 0);
+	assert_int_equal(topo_analysis_index_has_table(t), 1);
+	assert_int_equal(topo_analysis_index_has_table(b), 0);
 	for (int i = 0; i < NHOSTS; i++)
 		for (int j = 0; j < NHOSTS; j++) {
 			int x = topo_host_hops(t, hosts[i], hosts[j]);
@@ -253,8 +253,8 @@ static void test_hops_bfs_matches_table(void **state)
 	/* the fabric is irregular enough to exercise both outcomes */
 	assert_true(unreachable > 0);
 	assert_true(far > 0);
-	topo_fabric_index_free(t);
-	topo_fabric_index_free(b);
+	topo_analysis_index_free(t);
+	topo_analysis_index_free(b);
 	topo_graph_free(g);
 }
 
@@ -378,7 +378,7 @@ static void test_disconnected_host(void **state)
 	topo_graph *g = two_leaves_one_spine();
 	int lone = add_switch(g, "leaf9", TOPO_LEVEL_LEAF);
 	int l1 = topo_graph_find(g, TOPO_V_SWITCH, "leaf1"), h4, h5, h6;
-	topo_fabric_index *ix;
+	topo_analysis_index *ix;
 	topo_analysis a;
 	const topo_anomaly *an = NULL;
 
@@ -403,13 +403,13 @@ static void test_disconnected_host(void **state)
 	assert_int_equal(topo_analyze(g, NULL), 0);
 	assert_int_equal(count_anomalies(g, "disconnected-host", "h4"), 2);
 
-	ix = topo_fabric_index_new(g, NULL);
+	ix = topo_analysis_index_new(g, NULL);
 	assert_int_equal(topo_host_hops(ix, host(g, "h1"), h4), -1);
 	assert_int_equal(topo_host_hops(ix, h4, h5), 2);
 	assert_int_equal(topo_host_hops(ix, h5, host(g, "h3")), 4);
 	assert_int_equal(topo_host_hops(ix, h6, h5), -1);
 	assert_int_equal(topo_host_hops(ix, h6, h6), 0);
-	topo_fabric_index_free(ix);
+	topo_analysis_index_free(ix);
 	topo_graph_free(g);
 }
 
@@ -417,7 +417,7 @@ static void test_disconnected_host(void **state)
 static void test_no_fabric(void **state)
 {
 	topo_graph *g = topo_graph_new();
-	topo_fabric_index *ix;
+	topo_analysis_index *ix;
 	topo_analysis a;
 	int h;
 
@@ -430,11 +430,11 @@ static void test_no_fabric(void **state)
 	assert_int_equal(a.disconnected_hosts, 0);
 	assert_int_equal(topo_graph_nanomalies(g), 0);
 	topo_analysis_free(&a);
-	ix = topo_fabric_index_new(g, NULL);
+	ix = topo_analysis_index_new(g, NULL);
 	assert_non_null(ix);
-	assert_int_equal(topo_fabric_index_nleaves(ix), 0);
+	assert_int_equal(topo_analysis_index_nleaves(ix), 0);
 	assert_int_equal(topo_host_hops(ix, h, h), 0);
-	topo_fabric_index_free(ix);
+	topo_analysis_index_free(ix);
 	topo_graph_free(g);
 }
 
@@ -519,8 +519,8 @@ static int host_group(const topo_graph *g, int h)
 static void test_superpod_hops(void **state)
 {
 	topo_graph *g = load_superpod();
-	topo_fabric_index *t = topo_fabric_index_new(g, NULL);
-	topo_fabric_index *b = topo_fabric_index_new_capped(g, 0, NULL);
+	topo_analysis_index *t = topo_analysis_index_new(g, NULL);
+	topo_analysis_index *b = topo_analysis_index_new_capped(g, 0, NULL);
 	int su1a = host(g, "a05-p1-dgx-01-c01"), su1b = host(g, "a05-p1-dgx-01-c18");
 	int su8 = host(g, "b08-p1-dgx-08-c18"), su4 = host(g, "a08-p1-dgx-04-c17");
 	int hist[8] = { 0 };
@@ -529,8 +529,8 @@ static void test_superpod_hops(void **state)
 	(void)state;
 	assert_non_null(t);
 	assert_non_null(b);
-	assert_int_equal(topo_fabric_index_nleaves(t), 31);
-	assert_int_equal(topo_fabric_index_has_table(t), 1);
+	assert_int_equal(topo_analysis_index_nleaves(t), 31);
+	assert_int_equal(topo_analysis_index_has_table(t), 1);
 	/* same SU: the rail leaves are shared; different SU: up to a spine and down */
 	assert_int_equal(topo_host_hops(t, su1a, su1b), 2);
 	assert_int_equal(topo_host_hops(b, su1a, su1b), 2);
@@ -556,8 +556,8 @@ static void test_superpod_hops(void **state)
 	assert_int_equal(hist[2], 1716);
 	assert_int_equal(hist[4], 12326);
 	assert_int_equal(hist[0] + hist[2] + hist[4], 119 * 119);
-	topo_fabric_index_free(t);
-	topo_fabric_index_free(b);
+	topo_analysis_index_free(t);
+	topo_analysis_index_free(b);
 	topo_graph_free(g);
 }
 

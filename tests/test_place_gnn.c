@@ -37,7 +37,7 @@ static void fx_new(fx *f)
 {
 	topo_error err;
 
-	f->g = topo_sim_load_graph("fattree", "groups=4,hosts=8,rails=4,oversub=4", &err);
+	f->g = sim_load_graph("fattree", "groups=4,hosts=8,rails=4,oversub=4", &err);
 	assert_non_null(f->g);
 	f->c = place_cluster_new(f->g, &err);
 	assert_non_null(f->c);

@@ -20,7 +20,7 @@
 #include "report_log.h"
 #include "report_metrics.h"
 #include "report_node.h"
-#include "report_slurmrestd.h"
+#include "report_rest.h"
 
 static const char *const log_text =
 	/* 1: an engine decision record */

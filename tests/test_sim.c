@@ -23,7 +23,7 @@ static void world_new(struct world *w, const char *spec)
 {
 	topo_error err;
 
-	w->g = topo_sim_load_graph("fattree", spec, &err);
+	w->g = sim_load_graph("fattree", spec, &err);
 	assert_non_null(w->g);
 	w->c = place_cluster_new(w->g, &err);
 	assert_non_null(w->c);
@@ -45,23 +45,23 @@ static void swf(topo_trace *t, const char *text)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
-	topo_trace_init(t);
-	assert_int_equal(topo_trace_load(t, path, &err), 0);
+	trace_init(t);
+	assert_int_equal(trace_load(t, path, &err), 0);
 	unlink(path);
-	topo_trace_map_hosts(t, 1, 1, 0, 0);
+	trace_map_hosts(t, 1, 1, 0, 0);
 }
 
 #define SWF(id, sub, run, procs, req) \
 	#id " " #sub " 0 " #run " " #procs " -1 -1 " #procs " " #req " -1 1 1 1 -1 -1 -1 -1 -1\n"
 
-static void run(struct world *w, const topo_trace *t, place_policy p, topo_sim_metrics *m)
+static void run(struct world *w, const topo_trace *t, place_policy p, sim_metrics *m)
 {
-	topo_sim_config cfg;
+	sim_config cfg;
 	topo_error err;
 
-	topo_sim_config_init(&cfg);
+	sim_config_init(&cfg);
 	cfg.policy = p;
-	if (topo_sim_run(w->c, t, &cfg, m, &err))
+	if (sim_run(w->c, t, &cfg, m, &err))
 		fail_msg("sim: %s", err.text);
 }
 
@@ -75,7 +75,7 @@ static void test_easy_backfill(void **state)
 {
 	struct world w;
 	topo_trace t;
-	topo_sim_metrics m;
+	sim_metrics m;
 
 	world_new(&w, "groups=2,hosts=4,rails=1");
 	swf(&t, SWF(1, 0, 100, 6, 100) SWF(2, 10, 50, 4, 50) SWF(3, 20, 30, 2, 30)
@@ -88,7 +88,7 @@ static void test_easy_backfill(void **state)
 	assert_true(m.makespan_s == 250.0);
 	assert_float_equal(m.utilization, 0.63, 1e-9);
 	assert_true(m.mean_comm_slowdown == 1.0);
-	topo_trace_free(&t);
+	trace_free(&t);
 	world_free(&w);
 }
 
@@ -99,7 +99,7 @@ static void test_backfill_respects_reservation(void **state)
 {
 	struct world w;
 	topo_trace t;
-	topo_sim_metrics m;
+	sim_metrics m;
 
 	world_new(&w, "groups=2,hosts=4,rails=1");
 	swf(&t, SWF(1, 0, 100, 6, 100) SWF(2, 10, 50, 8, 50) SWF(3, 20, 30, 2, 30)
@@ -109,13 +109,13 @@ static void test_backfill_respects_reservation(void **state)
 	assert_true(m.mean_wait_s == (0 + 90 + 0 + 120) / 4.0);
 	assert_true(m.makespan_s == 250.0);
 	/* a job wider than the cluster is dropped, not queued forever */
-	topo_trace_free(&t);
+	trace_free(&t);
 	swf(&t, SWF(1, 0, 100, 9, 100) SWF(2, 5, 10, 1, 10));
 	run(&w, &t, PLACE_POLICY_LINEAR, &m);
 	assert_int_equal(m.dropped, 1);
 	assert_int_equal(m.started, 1);
 	assert_true(m.mean_wait_s == 0.0);
-	topo_trace_free(&t);
+	trace_free(&t);
 	world_free(&w);
 }
 
@@ -162,18 +162,18 @@ static void test_maxmin_sharing(void **state)
 	world_free(&w);
 }
 
-static void kth_run(struct world *w, const topo_trace *t, unsigned seed, topo_sim_metrics *m,
+static void kth_run(struct world *w, const topo_trace *t, unsigned seed, sim_metrics *m,
 		    const topo_comm_profile *prof, int nprof)
 {
-	topo_sim_config cfg;
+	sim_config cfg;
 	topo_error err;
 
-	topo_sim_config_init(&cfg);
+	sim_config_init(&cfg);
 	cfg.policy = PLACE_POLICY_TREE;
 	cfg.seed = seed;
 	cfg.profiles = prof;
 	cfg.nprofiles = nprof;
-	if (topo_sim_run(w->c, t, &cfg, m, &err))
+	if (sim_run(w->c, t, &cfg, m, &err))
 		fail_msg("sim: %s", err.text);
 }
 
@@ -185,13 +185,13 @@ static void test_determinism(void **state)
 	topo_trace t;
 	topo_error err;
 	topo_comm_profile prof[2];
-	topo_sim_metrics a, b;
+	sim_metrics a, b;
 
 	world_new(&w, "groups=4,hosts=128,rails=2,oversub=2");
-	assert_int_equal(topo_sim_load_profiles(FIXTURES_DIR "/comm", prof, 2, &err), 2);
-	topo_trace_init(&t);
-	assert_int_equal(topo_trace_load(&t, FIXTURES_DIR "/traces/kth-sp2-head100.swf", &err), 0);
-	assert_int_equal(topo_trace_map_hosts(&t, 1, 4, 512, 1), 0);
+	assert_int_equal(sim_load_profiles(FIXTURES_DIR "/comm", prof, 2, &err), 2);
+	trace_init(&t);
+	assert_int_equal(trace_load(&t, FIXTURES_DIR "/traces/kth-sp2-head100.swf", &err), 0);
+	assert_int_equal(trace_map_hosts(&t, 1, 4, 512, 1), 0);
 	kth_run(&w, &t, 7, &a, prof, 2);
 	kth_run(&w, &t, 7, &b, prof, 2);
 	assert_int_equal(a.started, 100);
@@ -207,7 +207,7 @@ static void test_determinism(void **state)
 	/* another seed draws other profiles: other bytes */
 	kth_run(&w, &t, 8, &b, prof, 2);
 	assert_true(a.total_bytes_heavy != b.total_bytes_heavy);
-	topo_trace_free(&t);
+	trace_free(&t);
 	world_free(&w);
 }
 

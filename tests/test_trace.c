@@ -41,8 +41,8 @@ static const char *load_error(const char *text)
 	topo_error err;
 	const char *p = tmpfile_with(text);
 
-	topo_trace_init(&t);
-	assert_int_equal(topo_trace_load(&t, p, &err), -1);
+	trace_init(&t);
+	assert_int_equal(trace_load(&t, p, &err), -1);
 	assert_int_equal(t.njobs, 0);
 	unlink(p);
 	snprintf(msg, sizeof(msg), "line %d: %s", err.line, err.text);
@@ -54,8 +54,8 @@ static void test_swf_kth(void **state)
 	topo_trace t;
 	topo_error err;
 
-	topo_trace_init(&t);
-	assert_int_equal(topo_trace_load(&t, KTH, &err), 0);
+	trace_init(&t);
+	assert_int_equal(trace_load(&t, KTH, &err), 0);
 	assert_int_equal(t.njobs, 100);
 	assert_int_equal(t.skipped, 0);
 	assert_int_equal(t.jobs[0].id, 15);
@@ -69,7 +69,7 @@ static void test_swf_kth(void **state)
 	assert_int_equal(t.jobs[99].id, 114);
 	assert_true(t.jobs[99].submit == 673536.0 - 599850.0);
 	assert_int_equal(t.jobs[99].procs, 5);
-	topo_trace_free(&t);
+	trace_free(&t);
 }
 
 static void test_swf_gzip(void **state)
@@ -81,16 +81,16 @@ static void test_swf_gzip(void **state)
 
 	snprintf(cmd, sizeof(cmd), "gzip -c '%s' > %s", KTH, gz);
 	assert_int_equal(system(cmd), 0);
-	topo_trace_init(&t);
-	assert_int_equal(topo_trace_load(&t, gz, &err), 0);
+	trace_init(&t);
+	assert_int_equal(trace_load(&t, gz, &err), 0);
 	assert_int_equal(t.njobs, 100);
 	assert_int_equal(t.jobs[99].id, 114);
-	topo_trace_free(&t);
+	trace_free(&t);
 	/* a corrupt gzip stream is an error, not a short trace */
 	snprintf(cmd, sizeof(cmd), "head -c 200 '%s' > %s.cut", gz, gz);
 	assert_int_equal(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "%s.cut", gz);
-	assert_int_equal(topo_trace_load(&t, cmd, &err), -1);
+	assert_int_equal(trace_load(&t, cmd, &err), -1);
 	unlink(cmd);
 	unlink(gz);
 }
@@ -131,8 +131,8 @@ static void test_swf_skips_and_fallbacks(void **state)
 				     "2 50 0 0 4 -1 -1 4 60 -1 5 1 1 -1 -1 -1 -1 -1\n"
 				     "3 70 0 20 2 -1 -1 2 60 -1 1 1 1 -1 -1 -1 -1 -1\n");
 
-	topo_trace_init(&t);
-	assert_int_equal(topo_trace_load(&t, p, &err), 0);
+	trace_init(&t);
+	assert_int_equal(trace_load(&t, p, &err), 0);
 	unlink(p);
 	assert_int_equal(t.njobs, 2);
 	assert_int_equal(t.skipped, 1); /* job 2 never ran */
@@ -141,7 +141,7 @@ static void test_swf_skips_and_fallbacks(void **state)
 	assert_true(t.jobs[1].submit == 30.0);
 	assert_int_equal(t.jobs[1].procs, 3);       /* requested, allocated unknown */
 	assert_true(t.jobs[1].requested == 10.0); /* run time, requested unknown */
-	topo_trace_free(&t);
+	trace_free(&t);
 }
 
 static void test_alibaba(void **state)
@@ -149,8 +149,8 @@ static void test_alibaba(void **state)
 	topo_trace t;
 	topo_error err;
 
-	topo_trace_init(&t);
-	assert_int_equal(topo_trace_load(&t, ALI, &err), 0);
+	trace_init(&t);
+	assert_int_equal(trace_load(&t, ALI, &err), 0);
 	assert_int_equal(t.njobs, 50);
 	assert_int_equal(t.skipped, 0);
 	assert_string_equal(t.jobs[0].name, "openb-pod-0000");
@@ -163,7 +163,7 @@ static void test_alibaba(void **state)
 	assert_true(t.jobs[1].runtime == 12902960.0 - 427061.0);
 	assert_int_equal(t.jobs[1].cores_per_host, 6);
 	assert_int_equal(t.jobs[0].line, 2);
-	topo_trace_free(&t);
+	trace_free(&t);
 }
 
 static void test_alibaba_malformed(void **state)
@@ -200,15 +200,15 @@ static void test_alibaba_pending_skipped(void **state)
 		"p0,1500,1,0,0,,BE,Pending,100,200,\n"
 		"p1,1500,1,2,1000,,LS,Running,300,900,400\n");
 
-	topo_trace_init(&t);
-	assert_int_equal(topo_trace_load(&t, p, &err), 0);
+	trace_init(&t);
+	assert_int_equal(trace_load(&t, p, &err), 0);
 	unlink(p);
 	assert_int_equal(t.njobs, 1);
 	assert_int_equal(t.skipped, 1);
 	assert_true(t.jobs[0].runtime == 500.0);
 	assert_int_equal(t.jobs[0].cores_per_host, 2);
 	assert_int_equal(t.jobs[0].gpus_per_host, 2);
-	topo_trace_free(&t);
+	trace_free(&t);
 }
 
 static void test_map_and_merge(void **state)
@@ -216,32 +216,32 @@ static void test_map_and_merge(void **state)
 	topo_trace a, b;
 	topo_error err;
 
-	topo_trace_init(&a);
-	topo_trace_init(&b);
-	assert_int_equal(topo_trace_load(&a, KTH, &err), 0);
-	assert_int_equal(topo_trace_load(&b, ALI, &err), 0);
+	trace_init(&a);
+	trace_init(&b);
+	assert_int_equal(trace_load(&a, KTH, &err), 0);
+	assert_int_equal(trace_load(&b, ALI, &err), 0);
 	/* 4 procs x scale 16 = 64 hosts; the 64-proc job (1024 hosts) is dropped at 1000 */
-	assert_int_equal(topo_trace_map_hosts(&a, 1, 16, 1000, 1), 1);
+	assert_int_equal(trace_map_hosts(&a, 1, 16, 1000, 1), 1);
 	assert_int_equal(a.njobs, 99);
 	assert_int_equal(a.jobs[0].hosts, 64);
-	assert_int_equal(topo_trace_map_hosts(&b, 1, 16, 1000, 1), 0);
+	assert_int_equal(trace_map_hosts(&b, 1, 16, 1000, 1), 0);
 	assert_int_equal(b.jobs[0].hosts, 1); /* pods are not scaled */
-	assert_int_equal(topo_trace_merge(&a, &b, 73686.0), 0);
+	assert_int_equal(trace_merge(&a, &b, 73686.0), 0);
 	assert_true(a.njobs > 99 && a.njobs < 149);
 	for (int i = 1; i < a.njobs; i++)
 		assert_true(a.jobs[i - 1].submit <= a.jobs[i].submit);
-	topo_trace_truncate(&a, 10);
+	trace_truncate(&a, 10);
 	/* fitting pods into a 1000 s window: submissions spread over [0, 1000],
 	 * pods running longer than 12,500,000 s left out */
-	topo_trace_free(&b);
-	assert_int_equal(topo_trace_load(&b, ALI, &err), 0);
-	assert_int_equal(topo_trace_fit_window(&b, 1000.0, 12500000.0), FIT_DROPPED);
+	trace_free(&b);
+	assert_int_equal(trace_load(&b, ALI, &err), 0);
+	assert_int_equal(trace_fit_window(&b, 1000.0, 12500000.0), FIT_DROPPED);
 	assert_int_equal(b.njobs, 50 - FIT_DROPPED);
 	assert_string_equal(b.jobs[0].name, "openb-pod-0001"); /* pod 0 ran 12,537,496 s */
 	assert_float_equal(b.jobs[b.njobs - 1].submit, 1000.0, 1e-9);
 	assert_int_equal(a.njobs, 10);
-	topo_trace_free(&a);
-	topo_trace_free(&b);
+	trace_free(&a);
+	trace_free(&b);
 }
 
 static void test_comm_profiles(void **state)

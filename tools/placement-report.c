@@ -36,7 +36,7 @@
 #include "report_log.h"
 #include "report_metrics.h"
 #include "report_node.h"
-#include "report_slurmrestd.h"
+#include "report_rest.h"
 #include "report_svg.h"
 #include "sim.h"
 #include "topo_hostlist.h"
@@ -340,7 +340,7 @@ static int load_sources(struct ctx *x)
 	char buf[1024];
 
 	if (o->graph) {
-		x->g = topo_sim_load_graph(o->graph_kind, o->graph, &err);
+		x->g = sim_load_graph(o->graph_kind, o->graph, &err);
 		if (!x->g || !(x->c = place_cluster_new(x->g, &err))) {
 			note(x, "no cluster graph: %s", topo_error_format(&err, buf, sizeof(buf)));
 			topo_graph_free(x->g);

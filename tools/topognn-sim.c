@@ -142,7 +142,7 @@ static void progress(void *ctx, int done, int total)
 	fflush(stderr);
 }
 
-static json_t *metrics_json(const topo_sim_metrics *m)
+static json_t *metrics_json(const sim_metrics *m)
 {
 	return json_pack("{s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I}",
 			 "jobs", m->jobs, "started", m->started, "dropped", m->dropped,
@@ -172,38 +172,38 @@ int main(int argc, char **argv)
 	place_cluster *c = NULL;
 	topo_trace trace;
 	topo_comm_profile prof[4];
-	topo_sim_metrics m[PLACE_POLICY_COUNT];
-	topo_sim_training *train = NULL;
+	sim_metrics m[PLACE_POLICY_COUNT];
+	sim_training *train = NULL;
 	FILE *dlog = NULL;
 	int nprof, n = 0, rc = 1;
 	json_t *root = NULL, *pol = NULL;
 
 	if (parse_opts(argc, argv, &o))
 		return 2;
-	g = topo_sim_load_graph(o.graph_kind, o.graph_arg, &err);
+	g = sim_load_graph(o.graph_kind, o.graph_arg, &err);
 	if (!g || !(c = place_cluster_new(g, &err))) {
 		fprintf(stderr, "topognn-sim: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 		topo_graph_free(g);
 		return 1;
 	}
-	nprof = topo_sim_load_profiles(o.comm_dir, prof, 4, &err);
+	nprof = sim_load_profiles(o.comm_dir, prof, 4, &err);
 	if (nprof < 0) {
 		fprintf(stderr, "topognn-sim: %s (use --comm DIR)\n",
 			topo_error_format(&err, buf, sizeof(buf)));
 		goto out_graph;
 	}
 	{
-		topo_sim_workload w = {o.traces, o.ntraces, o.jobs, o.procs_per_host, o.scale,
+		sim_workload w = {o.traces, o.ntraces, o.jobs, o.procs_per_host, o.scale,
 				       place_cluster_nhosts(c)};
 		char notes[2048];
 
-		if (topo_sim_load_workload(&w, &trace, notes, sizeof(notes), &err)) {
+		if (sim_load_workload(&w, &trace, notes, sizeof(notes), &err)) {
 			fprintf(stderr, "topognn-sim: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 			goto out_graph;
 		}
 		fputs(notes, stderr);
 	}
-	if (o.emit && !(train = topo_sim_training_new())) {
+	if (o.emit && !(train = sim_training_new())) {
 		fprintf(stderr, "topognn-sim: out of memory\n");
 		goto out;
 	}
@@ -213,7 +213,7 @@ int main(int argc, char **argv)
 	}
 	list = strdup(o.policies);
 	for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-		topo_sim_config cfg;
+		sim_config cfg;
 		int pi = place_policy_parse(p);
 
 		if (pi < 0 || n == PLACE_POLICY_COUNT) {
@@ -222,7 +222,7 @@ int main(int argc, char **argv)
 			rc = 2;
 			goto out;
 		}
-		topo_sim_config_init(&cfg);
+		sim_config_init(&cfg);
 		cfg.policy = (place_policy)pi;
 		cfg.seed = o.seed;
 		cfg.gpus_per_host = o.gpus;
@@ -240,7 +240,7 @@ int main(int argc, char **argv)
 			cfg.progress = progress;
 			cfg.progress_ctx = p;
 		}
-		if (topo_sim_run(c, &trace, &cfg, &m[n], &err)) {
+		if (sim_run(c, &trace, &cfg, &m[n], &err)) {
 			fprintf(stderr, "topognn-sim: %s: %s\n", p,
 				topo_error_format(&err, buf, sizeof(buf)));
 			free(list);
@@ -264,15 +264,15 @@ int main(int argc, char **argv)
 	} else {
 		printf("%d hosts, %d jobs (%d skipped in the trace), seed %u\n",
 		       place_cluster_nhosts(c), trace.njobs, trace.skipped, o.seed);
-		topo_sim_print_table(stdout, m, n, NULL);
+		sim_print_table(stdout, m, n, NULL);
 	}
 	if (train) {
-		if (topo_sim_training_write(train, o.emit, &err)) {
+		if (sim_training_write(train, o.emit, &err)) {
 			fprintf(stderr, "topognn-sim: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 			goto out;
 		}
 		fprintf(stderr, "topognn-sim: %d samples in %d graphs written to %s\n",
-			topo_sim_training_nsamples(train), topo_sim_training_ngraphs(train), o.emit);
+			sim_training_nsamples(train), sim_training_ngraphs(train), o.emit);
 	}
 	rc = 0;
 out:
@@ -280,8 +280,8 @@ out:
 		fprintf(stderr, "topognn-sim: %s: error writing the decision log\n", o.decision_log);
 		rc = 1;
 	}
-	topo_sim_training_free(train);
-	topo_trace_free(&trace);
+	sim_training_free(train);
+	trace_free(&trace);
 out_graph:
 	place_cluster_free(c);
 	topo_graph_free(g);

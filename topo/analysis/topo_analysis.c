@@ -18,7 +18,7 @@
 
 #define TABLE_UNREACHABLE UINT16_MAX
 
-struct topo_fabric_index {
+struct topo_analysis_index {
 	int nv;                 /* graph vertices when the index was built */
 	unsigned char *is_host; /* nv flags */
 	int *host_off;          /* nv + 1: leaves of vertex v are host_leaf[host_off[v]..host_off[v+1]) */
@@ -440,11 +440,11 @@ int topo_analyze(topo_graph *g, topo_error *err)
 }
 
 /* ======================================================================
- * topo_fabric_index
+ * topo_analysis_index
  * ====================================================================== */
 
 /* Number switches (sw[v], -1 for non-switches) and collect switch-switch cables. */
-static int index_switches(topo_fabric_index *ix, const topo_graph *g, int *sw,
+static int index_switches(topo_analysis_index *ix, const topo_graph *g, int *sw,
 			  igraph_vector_int_t *edges)
 {
 	for (int v = 0; v < ix->nv; v++)
@@ -480,7 +480,7 @@ static int cable_host_switch(const topo_graph *g, const int *sw, int e, int *hos
 }
 
 /* Per host, its distinct leaves (CSR over vertex ids), and the leaf numbering. */
-static int index_hosts(topo_fabric_index *ix, const topo_graph *g, const int *sw)
+static int index_hosts(topo_analysis_index *ix, const topo_graph *g, const int *sw)
 {
 	int *leaf_of = malloc(((size_t)ix->nswitches + 1) * sizeof(*leaf_of));
 	int *fill = calloc((size_t)ix->nv + 1, sizeof(*fill));
@@ -533,7 +533,7 @@ done:
 }
 
 /* The leaf x leaf table: one igraph BFS per leaf over the switch graph. */
-static int index_table(topo_fabric_index *ix, const igraph_t *sg)
+static int index_table(topo_analysis_index *ix, const igraph_t *sg)
 {
 	igraph_vector_int_t leaves;
 	igraph_matrix_t d;
@@ -567,7 +567,7 @@ done:
 	return rc;
 }
 
-static int index_scratch(topo_fabric_index *ix)
+static int index_scratch(topo_analysis_index *ix)
 {
 	size_t n = (size_t)ix->nswitches + 1;
 
@@ -584,7 +584,7 @@ static int index_scratch(topo_fabric_index *ix)
 	return 0;
 }
 
-static void index_count_bytes(topo_fabric_index *ix)
+static void index_count_bytes(topo_analysis_index *ix)
 {
 	size_t b = sizeof(*ix), L = (size_t)ix->nleaves, S = (size_t)ix->nswitches;
 
@@ -601,7 +601,7 @@ static void index_count_bytes(topo_fabric_index *ix)
 	ix->bytes = b;
 }
 
-static int index_build(topo_fabric_index *ix, const topo_graph *g, int table_leaves)
+static int index_build(topo_analysis_index *ix, const topo_graph *g, int table_leaves)
 {
 	igraph_vector_int_t edges;
 	igraph_t sg;
@@ -635,10 +635,10 @@ done:
 	return rc;
 }
 
-topo_fabric_index *topo_fabric_index_new_capped(const topo_graph *g, int table_leaves,
+topo_analysis_index *topo_analysis_index_new_capped(const topo_graph *g, int table_leaves,
 						topo_error *err)
 {
-	topo_fabric_index *ix = calloc(1, sizeof(*ix));
+	topo_analysis_index *ix = calloc(1, sizeof(*ix));
 	igraph_guard gd;
 	int rc;
 
@@ -653,18 +653,18 @@ topo_fabric_index *topo_fabric_index_new_capped(const topo_graph *g, int table_l
 	guard_end(&gd);
 	if (rc < 0) {
 		topo_error_set(err, "", 0, "out of memory while indexing the fabric");
-		topo_fabric_index_free(ix);
+		topo_analysis_index_free(ix);
 		return NULL;
 	}
 	return ix;
 }
 
-topo_fabric_index *topo_fabric_index_new(const topo_graph *g, topo_error *err)
+topo_analysis_index *topo_analysis_index_new(const topo_graph *g, topo_error *err)
 {
-	return topo_fabric_index_new_capped(g, TOPO_FABRIC_INDEX_TABLE_LEAVES, err);
+	return topo_analysis_index_new_capped(g, TOPO_FABRIC_INDEX_TABLE_LEAVES, err);
 }
 
-void topo_fabric_index_free(topo_fabric_index *ix)
+void topo_analysis_index_free(topo_analysis_index *ix)
 {
 	if (!ix)
 		return;
@@ -684,9 +684,9 @@ void topo_fabric_index_free(topo_fabric_index *ix)
 	free(ix);
 }
 
-int topo_fabric_index_nleaves(const topo_fabric_index *ix) { return ix->nleaves; }
-int topo_fabric_index_has_table(const topo_fabric_index *ix) { return ix->table != NULL; }
-size_t topo_fabric_index_bytes(const topo_fabric_index *ix) { return ix->bytes; }
+int topo_analysis_index_nleaves(const topo_analysis_index *ix) { return ix->nleaves; }
+int topo_analysis_index_has_table(const topo_analysis_index *ix) { return ix->table != NULL; }
+size_t topo_analysis_index_bytes(const topo_analysis_index *ix) { return ix->bytes; }
 
 /* One BFS side: its queue holds the current level in [head, tail). */
 typedef struct bfs_side {
@@ -696,7 +696,7 @@ typedef struct bfs_side {
 	int head, tail;
 } bfs_side;
 
-static unsigned next_epoch(const topo_fabric_index *ix)
+static unsigned next_epoch(const topo_analysis_index *ix)
 {
 	if (++*ix->epoch == 0) { /* wrapped: forget all stamps */
 		memset(ix->seen[0], 0, ((size_t)ix->nswitches + 1) * sizeof(unsigned));
@@ -706,7 +706,7 @@ static unsigned next_epoch(const topo_fabric_index *ix)
 	return *ix->epoch;
 }
 
-static void side_start(const topo_fabric_index *ix, bfs_side *sd, int k, const int *leaves,
+static void side_start(const topo_analysis_index *ix, bfs_side *sd, int k, const int *leaves,
 		       int n, unsigned ep)
 {
 	sd->seen = ix->seen[k];
@@ -727,7 +727,7 @@ static void side_start(const topo_fabric_index *ix, bfs_side *sd, int k, const i
 /* Expand one whole level of `me`; returns the shortest meeting found, or -1.
  * Because no vertex was seen by both sides before, any meeting in this level
  * is a shortest path (standard bidirectional BFS argument). */
-static int side_expand(const topo_fabric_index *ix, bfs_side *me, const bfs_side *other,
+static int side_expand(const topo_analysis_index *ix, bfs_side *me, const bfs_side *other,
 		       unsigned ep)
 {
 	int end = me->tail, best = -1;
@@ -757,7 +757,7 @@ static int side_expand(const topo_fabric_index *ix, bfs_side *me, const bfs_side
 }
 
 /* Shortest switch-graph distance between any leaf of a and any leaf of b. */
-static int leaf_distance_bfs(const topo_fabric_index *ix, const int *la, int na, const int *lb,
+static int leaf_distance_bfs(const topo_analysis_index *ix, const int *la, int na, const int *lb,
 			     int nb)
 {
 	unsigned ep = next_epoch(ix);
@@ -778,7 +778,7 @@ static int leaf_distance_bfs(const topo_fabric_index *ix, const int *la, int na,
 	return -1;
 }
 
-static int leaf_distance_table(const topo_fabric_index *ix, const int *la, int na, const int *lb,
+static int leaf_distance_table(const topo_analysis_index *ix, const int *la, int na, const int *lb,
 			       int nb)
 {
 	int best = TABLE_UNREACHABLE;
@@ -793,7 +793,7 @@ static int leaf_distance_table(const topo_fabric_index *ix, const int *la, int n
 	return best == TABLE_UNREACHABLE ? -1 : best;
 }
 
-int topo_host_hops(const topo_fabric_index *ix, int host_a, int host_b)
+int topo_host_hops(const topo_analysis_index *ix, int host_a, int host_b)
 {
 	const int *la, *lb;
 	int na, nb, d;

@@ -10,7 +10,7 @@
  *    to HCAs vs up to other switches) and finds the fabric's connected
  *    components, flagging hosts cut off from the main one.
  *
- *  - topo_fabric_index: a compact index answering "how many cables apart are
+ *  - topo_analysis_index: a compact index answering "how many cables apart are
  *    these two hosts?" fast enough to be asked thousands of times while
  *    scoring a placement, on fabrics of 16k hosts, without a dense host x host
  *    matrix. Hosts are reduced to the leaves their HCAs are cabled to; a host
@@ -82,21 +82,21 @@ int topo_analyze(topo_graph *g, topo_error *err);
 /* Free the arrays inside a summary (not the struct itself). */
 void topo_analysis_free(topo_analysis *a);
 
-typedef struct topo_fabric_index topo_fabric_index;
+typedef struct topo_analysis_index topo_analysis_index;
 
 /* Build the hop-distance index of g's fabric (g may be freed afterwards: the
  * index keeps no pointer into it). Memory is linear in the fabric: per host
  * its distinct leaves, the switch graph's adjacency, a few ints of BFS scratch
  * per switch, one int per graph vertex, and the leaf table when there are at
  * most TOPO_FABRIC_INDEX_TABLE_LEAVES leaves. NULL with err set on failure. */
-topo_fabric_index *topo_fabric_index_new(const topo_graph *g, topo_error *err);
+topo_analysis_index *topo_analysis_index_new(const topo_graph *g, topo_error *err);
 
-/* As topo_fabric_index_new(), with the leaf-table cap given (0: never build
+/* As topo_analysis_index_new(), with the leaf-table cap given (0: never build
  * the table, always BFS). For tests and benchmarks comparing the two. */
-topo_fabric_index *topo_fabric_index_new_capped(const topo_graph *g, int table_leaves,
+topo_analysis_index *topo_analysis_index_new_capped(const topo_graph *g, int table_leaves,
 						topo_error *err);
 
-void topo_fabric_index_free(topo_fabric_index *ix);
+void topo_analysis_index_free(topo_analysis_index *ix);
 
 /* Number of cables on the shortest fabric path between hosts host_a and
  * host_b (graph vertex ids of TOPO_V_HOST vertices), minimised over the
@@ -105,14 +105,14 @@ void topo_fabric_index_free(topo_fabric_index *ix);
  * when either id is not a host, or when a (different) host has no cabled HCA.
  * Direct HCA-to-HCA cables are not paths. Allocates nothing; not thread-safe
  * (BFS scratch lives in the index): use one index per thread. */
-int topo_host_hops(const topo_fabric_index *ix, int host_a, int host_b);
+int topo_host_hops(const topo_analysis_index *ix, int host_a, int host_b);
 
 /* Number of leaves (switches cabled to at least one HCA) in the index, and
  * whether it holds the leaf x leaf table (1) or answers by BFS (0). */
-int topo_fabric_index_nleaves(const topo_fabric_index *ix);
-int topo_fabric_index_has_table(const topo_fabric_index *ix);
+int topo_analysis_index_nleaves(const topo_analysis_index *ix);
+int topo_analysis_index_has_table(const topo_analysis_index *ix);
 
 /* Bytes the index holds (its arrays, not igraph's internal overhead). */
-size_t topo_fabric_index_bytes(const topo_fabric_index *ix);
+size_t topo_analysis_index_bytes(const topo_analysis_index *ix);
 
 #endif

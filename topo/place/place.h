@@ -107,7 +107,7 @@ int place_state_remove_job(place_state *s, uint32_t job_id);
 /* Telemetry overlay: utilisation 0..1 of the up-links of a leaf switch
  * (by graph vertex name); unknown names are ignored and counted. */
 int place_state_set_leaf_uplink_util(place_state *s, const char *leaf, double util);
-/* (addition) Returns of place_state_set_leaf_uplink_util: 0 applied, 1 the
+/* Returns of place_state_set_leaf_uplink_util: 0 applied, 1 the
  * name is not a leaf switch (ignored). This counts the ignored names. */
 int place_state_unknown_leaves(const place_state *s);
 uint64_t place_state_version(const place_state *s);
@@ -154,7 +154,7 @@ typedef struct place_decision {
 	place_choice alternatives[PLACE_MAX_ALTERNATIVES];
 	int ncandidates;
 	double latency_us;
-	double refresh_us;  /* (addition) part of latency_us spent bringing a
+	double refresh_us;  /* part of latency_us spent bringing a
 			     * scorer up to date with a changed state; 0 when
 			     * place_engine_refresh() ran after the change */
 } place_decision;
@@ -166,7 +166,7 @@ typedef struct place_config {
 	double frag_weight;       /* weight of fragmentation cost vs comm time, default 1 */
 	unsigned seed;            /* for the random policy */
 	const char *model_path;   /* GNN model file for the gnn policy; NULL: none */
-	double hop_latency_us;    /* (addition) model: latency per cable hop per
+	double hop_latency_us;    /* model: latency per cable hop per
 				   * collective step, default 0.5 */
 } place_config;
 

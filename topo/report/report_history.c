@@ -199,7 +199,7 @@ static place_state *state_before(export_ctx *x)
 /* One sample: the state before the decision, the allocation as the single
  * candidate, the realised outcome as its target (higher is better, as the
  * simulator's: minus the measured slowdown above 1). */
-static int export_one(export_ctx *x, const report_decision *d, topo_sim_training *t)
+static int export_one(export_ctx *x, const report_decision *d, sim_training *t)
 {
 	sim_sample_set *ss;
 	place_state *st;
@@ -248,7 +248,7 @@ int report_history_export(const place_cluster *c, const report_log *log, double 
 {
 	export_ctx x = {0};
 	place_config cfg;
-	topo_sim_training *t = topo_sim_training_new();
+	sim_training *t = sim_training_new();
 	int H = c->nhosts, nsamples = 0, rc = -1;
 
 	x.c = c;
@@ -287,14 +287,14 @@ int report_history_export(const place_cluster *c, const report_log *log, double 
 		rc = 0;
 		goto out;
 	}
-	if (topo_sim_training_write(t, path, err))
+	if (sim_training_write(t, path, err))
 		goto out;
 	rc = nsamples;
 	goto out;
 oom:
 	topo_error_set(err, path, 0, "out of memory exporting samples");
 out:
-	topo_sim_training_free(t);
+	sim_training_free(t);
 	place_features_free(x.feat);
 	free(x.active);
 	free(x.hosts);

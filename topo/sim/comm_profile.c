@@ -80,7 +80,7 @@ int topo_comm_profile_load(topo_comm_profile *p, const char *path, topo_error *e
 	if (strncmp(base, "astra-sim_", 10) == 0)
 		base += 10;
 	snprintf(p->name, sizeof(p->name), "%.*s", (int)strcspn(base, "."), base);
-	while (rc == 0 && topo_trace_getline(&buf, &cap, f) >= 0) {
+	while (rc == 0 && trace_getline(&buf, &cap, f) >= 0) {
 		lineno++;
 		if (lineno == 1) {
 			snprintf(p->parallelism, sizeof(p->parallelism), "%.*s",

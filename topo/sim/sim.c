@@ -39,7 +39,7 @@ typedef struct sjob {
 
 typedef struct sim {
 	const place_cluster *c;
-	const topo_sim_config *cfg;
+	const sim_config *cfg;
 	place_engine *eng;
 	place_state *st;
 	sim_net *net;
@@ -73,7 +73,7 @@ typedef struct sim {
 	char last_reason[256]; /* the engine's last refusal */
 } sim;
 
-void topo_sim_config_init(topo_sim_config *cfg)
+void sim_config_init(sim_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->policy = PLACE_POLICY_TREE;
@@ -555,10 +555,10 @@ static int sim_alloc(sim *s)
 
 static void init_jobs(sim *s, const topo_trace *tr)
 {
-	const topo_sim_config *cfg = s->cfg;
+	const sim_config *cfg = s->cfg;
 
 	for (int i = 0; i < s->nj; i++) {
-		const topo_trace_job *t = &tr->jobs[i];
+		const trace_job *t = &tr->jobs[i];
 		sjob *j = &s->jobs[i];
 
 		j->nh = t->hosts > 0 ? t->hosts : 1;
@@ -581,7 +581,7 @@ static void init_jobs(sim *s, const topo_trace *tr)
 
 /* ---- metrics ----------------------------------------------------------------- */
 
-static int collect(sim *s, topo_sim_metrics *m)
+static int collect(sim *s, sim_metrics *m)
 {
 	double *wait = calloc((size_t)s->nj + 1, sizeof(double));
 	double *slow = calloc((size_t)s->nj + 1, sizeof(double));
@@ -723,7 +723,7 @@ static double realised_slowdown(const sim *f, int idx)
 /* What the simulation measured for one candidate: its job's realised
  * slowdown - 1 plus the mean extra wait (hours) of the later jobs. */
 static double measured_cost(double slow, double wait, double wmin, int later,
-			    const topo_sim_config *cfg)
+			    const sim_config *cfg)
 {
 	return (slow - 1.0) + cfg->train_delay_weight * (wait - wmin) / (later > 0 ? later : 1) /
 				      3600.0;
@@ -733,7 +733,7 @@ static double measured_cost(double slow, double wait, double wmin, int later,
  * three quarters of the sampled decisions do; they carry no ranking signal
  * and, kept, teach the model that nothing matters. */
 static int measured_tie(const double *slow, const double *wait, double wmin, int nc,
-			int later, const topo_sim_config *cfg)
+			int later, const sim_config *cfg)
 {
 	float first = (float)measured_cost(slow[0], wait[0], wmin, later, cfg);
 
@@ -854,8 +854,8 @@ oom_owned:
 
 /* ---- entry point ---------------------------------------------------------------- */
 
-int topo_sim_run(const place_cluster *c, const topo_trace *trace, const topo_sim_config *cfg,
-		 topo_sim_metrics *m, topo_error *err)
+int sim_run(const place_cluster *c, const topo_trace *trace, const sim_config *cfg,
+		 sim_metrics *m, topo_error *err)
 {
 	sim s;
 	place_config pc;

@@ -29,7 +29,7 @@
 #include "topo_graph.h"
 #include "trace.h"
 
-typedef struct topo_sim_config {
+typedef struct sim_config {
 	place_policy policy;
 	unsigned seed;            /* comm profile draw and the random policy */
 	int gpus_per_host;        /* host capacity when the graph has no GPU parts; default 8 */
@@ -41,9 +41,9 @@ typedef struct topo_sim_config {
 	/* progress: called every ~1% of jobs with (done, total); NULL = none */
 	void (*progress)(void *ctx, int done, int total);
 	void *progress_ctx;
-	/* training samples (see topo_sim_training_*): every `train_every`-th
+	/* training samples (see sim_training_*): every `train_every`-th
 	 * placement of a communicating job is re-run with each candidate */
-	struct topo_sim_training *training;
+	struct sim_training *training;
 	int train_every;          /* default 10 */
 	double train_horizon_s;   /* default 6 hours */
 	double train_delay_weight; /* target weight of later jobs' delay (hours), default 1 */
@@ -57,11 +57,11 @@ typedef struct topo_sim_config {
 	double train_leaf_weight;
 	int train_keep_ties;       /* keep decisions whose candidates all measured
 				    * the same (no ranking signal), default 0 */
-} topo_sim_config;
+} sim_config;
 
-void topo_sim_config_init(topo_sim_config *cfg);
+void sim_config_init(sim_config *cfg);
 
-typedef struct topo_sim_metrics {
+typedef struct sim_metrics {
 	char policy[16];
 	int jobs, started, dropped, heavy_jobs;
 	double total_bytes_heavy;       /* fabric bytes of heavy jobs over their lives */
@@ -78,56 +78,56 @@ typedef struct topo_sim_metrics {
 	long refreshes;
 	long decisions;         /* successful place_decide calls */
 	long failed_decisions;  /* calls that found no placement (job stays queued) */
-} topo_sim_metrics;
+} sim_metrics;
 
 /* Replay `trace` (hosts per job already mapped) on cluster `c` under
  * cfg->policy. Jobs wider than the cluster are dropped (m->dropped).
  * Returns 0, or -1 with err (engine or memory failure). */
-int topo_sim_run(const place_cluster *c, const topo_trace *trace, const topo_sim_config *cfg,
-		 topo_sim_metrics *m, topo_error *err);
+int sim_run(const place_cluster *c, const topo_trace *trace, const sim_config *cfg,
+		 sim_metrics *m, topo_error *err);
 
 /* ---- training samples ---------------------------------------------------- */
 
-typedef struct topo_sim_training topo_sim_training;
+typedef struct sim_training sim_training;
 
 /* Collects samples for topognn-train (format in docs/simulator.md). */
-topo_sim_training *topo_sim_training_new(void);
-void topo_sim_training_free(topo_sim_training *t);
-int topo_sim_training_nsamples(const topo_sim_training *t);
-int topo_sim_training_ngraphs(const topo_sim_training *t);
+sim_training *sim_training_new(void);
+void sim_training_free(sim_training *t);
+int sim_training_nsamples(const sim_training *t);
+int sim_training_ngraphs(const sim_training *t);
 /* Write the collected samples as one topognn-samples JSON document. */
-int topo_sim_training_write(const topo_sim_training *t, const char *path, topo_error *err);
+int sim_training_write(const sim_training *t, const char *path, topo_error *err);
 
 /* ---- inputs ---------------------------------------------------------------- */
 
 /* Load the cluster graph: kind "ibnetdiscover" (a dump file), "graph" (our
  * JSON) or "fattree" (a topo_fattree spec string). NULL with err on error. */
-topo_graph *topo_sim_load_graph(const char *kind, const char *arg, topo_error *err);
+topo_graph *sim_load_graph(const char *kind, const char *arg, topo_error *err);
 
 /* Load the astra-sim profiles (ResNet-50 data parallel, hybrid Transformer)
  * from directory `dir` into out[max]. Returns the count or -1 with err. */
-int topo_sim_load_profiles(const char *dir, topo_comm_profile *out, int max, topo_error *err);
+int sim_load_profiles(const char *dir, topo_comm_profile *out, int max, topo_error *err);
 
 /* A workload: the first trace (its first `jobs` jobs, 0 = all) with
  * processors mapped to hosts (ceil(procs / procs_per_host) x scale), and
  * later traces filling its gaps: their submissions spread over the first's
  * period, jobs longer than its longest run left out. Jobs wider than
  * nhosts are left out. */
-typedef struct topo_sim_workload {
+typedef struct sim_workload {
 	const char *const *traces;
 	int ntraces;
 	int jobs, procs_per_host, scale, nhosts;
-} topo_sim_workload;
+} sim_workload;
 
 /* Load a workload into out. `notes` (may be NULL) receives one line per
  * trace that lost jobs. Returns 0 or -1 with err. */
-int topo_sim_load_workload(const topo_sim_workload *w, topo_trace *out, char *notes,
+int sim_load_workload(const sim_workload *w, topo_trace *out, char *notes,
 			   size_t len, topo_error *err);
 
 /* ---- output ---------------------------------------------------------------- */
 
 /* A readable table of several runs; with `ratio_to` (a policy name) a second
  * block gives each metric as a ratio to that policy's. */
-void topo_sim_print_table(FILE *out, const topo_sim_metrics *m, int n, const char *ratio_to);
+void sim_print_table(FILE *out, const sim_metrics *m, int n, const char *ratio_to);
 
 #endif

@@ -13,7 +13,7 @@
 #include "topo_ibnetdiscover.h"
 #include "topo_json.h"
 
-topo_graph *topo_sim_load_graph(const char *kind, const char *arg, topo_error *err)
+topo_graph *sim_load_graph(const char *kind, const char *arg, topo_error *err)
 {
 	topo_graph *g = topo_graph_new();
 	int rc = -1;
@@ -47,7 +47,7 @@ topo_graph *topo_sim_load_graph(const char *kind, const char *arg, topo_error *e
 	return g;
 }
 
-int topo_sim_load_profiles(const char *dir, topo_comm_profile *out, int max, topo_error *err)
+int sim_load_profiles(const char *dir, topo_comm_profile *out, int max, topo_error *err)
 {
 	static const char *const files[] = {"astra-sim_Resnet50_DataParallel.txt",
 					    "astra-sim_Transformer_HybridParallel.txt"};
@@ -74,44 +74,44 @@ static int fill_gaps(const topo_trace *first, topo_trace *t)
 	for (int i = 0; i < first->njobs; i++)
 		if (first->jobs[i].runtime > longest)
 			longest = first->jobs[i].runtime;
-	return topo_trace_fit_window(t, span, longest);
+	return trace_fit_window(t, span, longest);
 }
 
-int topo_sim_load_workload(const topo_sim_workload *w, topo_trace *out, char *notes,
+int sim_load_workload(const sim_workload *w, topo_trace *out, char *notes,
 			   size_t len, topo_error *err)
 {
 	size_t used = 0;
 
-	topo_trace_init(out);
+	trace_init(out);
 	if (notes && len)
 		notes[0] = '\0';
 	for (int i = 0; i < w->ntraces; i++) {
 		topo_trace one;
 		int dropped, longer = 0;
 
-		topo_trace_init(&one);
-		if (topo_trace_load(&one, w->traces[i], err)) {
-			topo_trace_free(out);
+		trace_init(&one);
+		if (trace_load(&one, w->traces[i], err)) {
+			trace_free(out);
 			return -1;
 		}
 		if (i == 0)
-			topo_trace_truncate(&one, w->jobs);
+			trace_truncate(&one, w->jobs);
 		else
 			longer = fill_gaps(out, &one);
-		dropped = topo_trace_map_hosts(&one, w->procs_per_host, w->scale, w->nhosts, 1);
+		dropped = trace_map_hosts(&one, w->procs_per_host, w->scale, w->nhosts, 1);
 		if (notes && used < len && (dropped || longer))
 			used += (size_t)snprintf(notes + used, len - used,
 						 "%s: %d jobs wider than the %d hosts and %d longer than "
 						 "the first trace's longest run left out\n",
 						 w->traces[i], dropped, w->nhosts, longer);
-		if (topo_trace_merge(out, &one, 0)) {
-			topo_trace_free(&one);
-			topo_trace_free(out);
+		if (trace_merge(out, &one, 0)) {
+			trace_free(&one);
+			trace_free(out);
 			topo_error_set(err, w->traces[i], 0, "out of memory");
 			return -1;
 		}
 		out->skipped += one.skipped;
-		topo_trace_free(&one);
+		trace_free(&one);
 	}
 	return 0;
 }

@@ -70,7 +70,7 @@ typedef struct sim_sample_set {
 int sim_sample_graph(place_features *feat, const place_state *st, sim_sample_set *ss);
 
 /* Takes ownership of s (freed on failure too). Returns 0 or -1. */
-int sim_training_add(topo_sim_training *t, sim_sample_set *s);
+int sim_training_add(sim_training *t, sim_sample_set *s);
 void sim_sample_set_free(sim_sample_set *s);
 
 #endif

@@ -14,7 +14,7 @@ typedef struct column {
 	size_t off;
 } column;
 
-#define COL(t, w, p, s, m) {t, w, p, s, offsetof(topo_sim_metrics, m)}
+#define COL(t, w, p, s, m) {t, w, p, s, offsetof(sim_metrics, m)}
 
 static const column cols[] = {
 	COL("xleaf_PB", 9, 3, 1e-15, cross_leaf_bytes_heavy),
@@ -34,7 +34,7 @@ static const column cols[] = {
 };
 #define NCOLS (sizeof(cols) / sizeof(cols[0]))
 
-static double field(const topo_sim_metrics *m, size_t c)
+static double field(const sim_metrics *m, size_t c)
 {
 	return *(const double *)((const char *)m + cols[c].off);
 }
@@ -47,9 +47,9 @@ static void header(FILE *out, const char *first)
 	fputc('\n', out);
 }
 
-void topo_sim_print_table(FILE *out, const topo_sim_metrics *m, int n, const char *ratio_to)
+void sim_print_table(FILE *out, const sim_metrics *m, int n, const char *ratio_to)
 {
-	const topo_sim_metrics *base = NULL;
+	const sim_metrics *base = NULL;
 
 	header(out, "policy");
 	for (int i = 0; i < n; i++) {

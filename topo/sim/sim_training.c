@@ -16,14 +16,14 @@
 #include <string.h>
 
 
-struct topo_sim_training {
+struct sim_training {
 	sim_sample_set **sets;
 	int n, cap, nsamples;
 };
 
-topo_sim_training *topo_sim_training_new(void)
+sim_training *sim_training_new(void)
 {
-	return calloc(1, sizeof(topo_sim_training));
+	return calloc(1, sizeof(sim_training));
 }
 
 void sim_sample_set_free(sim_sample_set *s)
@@ -43,7 +43,7 @@ void sim_sample_set_free(sim_sample_set *s)
 	free(s);
 }
 
-void topo_sim_training_free(topo_sim_training *t)
+void sim_training_free(sim_training *t)
 {
 	if (!t)
 		return;
@@ -80,7 +80,7 @@ int sim_sample_graph(place_features *feat, const place_state *st, sim_sample_set
 	return 0;
 }
 
-int sim_training_add(topo_sim_training *t, sim_sample_set *s)
+int sim_training_add(sim_training *t, sim_sample_set *s)
 {
 	if (t->n == t->cap) {
 		int cap = t->cap ? 2 * t->cap : 16;
@@ -98,12 +98,12 @@ int sim_training_add(topo_sim_training *t, sim_sample_set *s)
 	return 0;
 }
 
-int topo_sim_training_nsamples(const topo_sim_training *t)
+int sim_training_nsamples(const sim_training *t)
 {
 	return t->nsamples;
 }
 
-int topo_sim_training_ngraphs(const topo_sim_training *t)
+int sim_training_ngraphs(const sim_training *t)
 {
 	return t->n;
 }
@@ -151,7 +151,7 @@ static void graph(FILE *f, const sim_sample_set *s)
 	fprintf(f, "]}");
 }
 
-int topo_sim_training_write(const topo_sim_training *t, const char *path, topo_error *err)
+int sim_training_write(const sim_training *t, const char *path, topo_error *err)
 {
 	FILE *f;
 

@@ -19,22 +19,22 @@
 
 extern char **environ;
 
-void topo_trace_init(topo_trace *t)
+void trace_init(topo_trace *t)
 {
 	memset(t, 0, sizeof(*t));
 }
 
-void topo_trace_free(topo_trace *t)
+void trace_free(topo_trace *t)
 {
 	free(t->jobs);
-	topo_trace_init(t);
+	trace_init(t);
 }
 
-int topo_trace_push(topo_trace *t, const topo_trace_job *j)
+int trace_push(topo_trace *t, const trace_job *j)
 {
 	if (t->njobs == t->cap) {
 		int cap = t->cap ? 2 * t->cap : 256;
-		topo_trace_job *n = realloc(t->jobs, (size_t)cap * sizeof(*n));
+		trace_job *n = realloc(t->jobs, (size_t)cap * sizeof(*n));
 
 		if (!n)
 			return -1;
@@ -45,7 +45,7 @@ int topo_trace_push(topo_trace *t, const topo_trace_job *j)
 	return 0;
 }
 
-long topo_trace_getline(char **buf, size_t *cap, FILE *f)
+long trace_getline(char **buf, size_t *cap, FILE *f)
 {
 	ssize_t n = getline(buf, cap, f);
 
@@ -56,7 +56,7 @@ long topo_trace_getline(char **buf, size_t *cap, FILE *f)
 	return (long)n;
 }
 
-int topo_trace_detect(const char *head, size_t len)
+int trace_detect(const char *head, size_t len)
 {
 	size_t i = 0;
 
@@ -153,7 +153,7 @@ static int read_detected(topo_trace *t, FILE *f, const char *source, topo_error 
 		topo_error_set(err, source, 0, "out of memory reading the trace");
 		return -1;
 	}
-	fmt = topo_trace_detect(buf, len);
+	fmt = trace_detect(buf, len);
 	if (fmt < 0) {
 		free(buf);
 		topo_error_set(err, source, 1,
@@ -166,14 +166,14 @@ static int read_detected(topo_trace *t, FILE *f, const char *source, topo_error 
 		topo_error_set(err, source, 0, "out of memory reading the trace");
 		return -1;
 	}
-	rc = fmt == TOPO_TRACE_SWF ? topo_trace_read_swf(t, mem, source, err)
-				   : topo_trace_read_alibaba(t, mem, source, err);
+	rc = fmt == TOPO_TRACE_SWF ? trace_read_swf(t, mem, source, err)
+				   : trace_read_alibaba(t, mem, source, err);
 	fclose(mem);
 	free(buf);
 	return rc;
 }
 
-int topo_trace_load(topo_trace *t, const char *path, topo_error *err)
+int trace_load(topo_trace *t, const char *path, topo_error *err)
 {
 	int use_stdin = strcmp(path, "-") == 0, rc, status = 0;
 	pid_t pid = -1;
@@ -201,15 +201,15 @@ int topo_trace_load(topo_trace *t, const char *path, topo_error *err)
 		rc = -1;
 	}
 	if (rc != 0)
-		topo_trace_free(t);
+		trace_free(t);
 	else
-		topo_trace_normalize(t);
+		trace_normalize(t);
 	return rc;
 }
 
 static int cmp_submit(const void *pa, const void *pb)
 {
-	const topo_trace_job *a = pa, *b = pb;
+	const trace_job *a = pa, *b = pb;
 
 	if (a->submit != b->submit)
 		return a->submit < b->submit ? -1 : 1;
@@ -218,7 +218,7 @@ static int cmp_submit(const void *pa, const void *pb)
 	return (a->line > b->line) - (a->line < b->line);
 }
 
-void topo_trace_normalize(topo_trace *t)
+void trace_normalize(topo_trace *t)
 {
 	double t0;
 
@@ -230,13 +230,13 @@ void topo_trace_normalize(topo_trace *t)
 		t->jobs[i].submit -= t0;
 }
 
-void topo_trace_truncate(topo_trace *t, int n)
+void trace_truncate(topo_trace *t, int n)
 {
 	if (n > 0 && n < t->njobs)
 		t->njobs = n;
 }
 
-int topo_trace_map_hosts(topo_trace *t, int procs_per_host, int scale, int max_hosts,
+int trace_map_hosts(topo_trace *t, int procs_per_host, int scale, int max_hosts,
 			 int drop_oversize)
 {
 	int kept = 0, dropped = 0;
@@ -246,7 +246,7 @@ int topo_trace_map_hosts(topo_trace *t, int procs_per_host, int scale, int max_h
 	if (scale < 1)
 		scale = 1;
 	for (int i = 0; i < t->njobs; i++) {
-		topo_trace_job j = t->jobs[i];
+		trace_job j = t->jobs[i];
 
 		if (j.source == TOPO_TRACE_SWF)
 			j.hosts = (j.procs + procs_per_host - 1) / procs_per_host * scale;
@@ -263,12 +263,12 @@ int topo_trace_map_hosts(topo_trace *t, int procs_per_host, int scale, int max_h
 	return dropped;
 }
 
-int topo_trace_merge(topo_trace *a, const topo_trace *b, double until)
+int trace_merge(topo_trace *a, const topo_trace *b, double until)
 {
 	for (int i = 0; i < b->njobs; i++) {
 		if (until > 0 && b->jobs[i].submit >= until)
 			continue;
-		if (topo_trace_push(a, &b->jobs[i]))
+		if (trace_push(a, &b->jobs[i]))
 			return -1;
 	}
 	if (a->njobs)
@@ -276,14 +276,14 @@ int topo_trace_merge(topo_trace *a, const topo_trace *b, double until)
 	return 0;
 }
 
-int topo_trace_fit_window(topo_trace *t, double span, double max_runtime)
+int trace_fit_window(topo_trace *t, double span, double max_runtime)
 {
 	double own = t->njobs ? t->jobs[t->njobs - 1].submit - t->jobs[0].submit : 0;
 	double f = own > 0 && span > 0 ? span / own : 1.0, t0 = t->njobs ? t->jobs[0].submit : 0;
 	int kept = 0;
 
 	for (int i = 0; i < t->njobs; i++) {
-		topo_trace_job j = t->jobs[i];
+		trace_job j = t->jobs[i];
 
 		if (max_runtime > 0 && j.runtime > max_runtime)
 			continue;

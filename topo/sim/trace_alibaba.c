@@ -91,7 +91,7 @@ static int pod(topo_trace *t, char *line, const int *pos, int ncols, const char 
 	char *cols[MAX_COLS];
 	int n = csv_split(line, cols), no_sched = 0;
 	double cpu, gpu, create, del, sched = 0;
-	topo_trace_job j;
+	trace_job j;
 
 	if (n != ncols) {
 		topo_error_set(err, source, lineno, "has %d columns; the header has %d",
@@ -130,21 +130,21 @@ static int pod(topo_trace *t, char *line, const int *pos, int ncols, const char 
 	j.line = lineno;
 	j.source = TOPO_TRACE_ALIBABA;
 	snprintf(j.name, sizeof(j.name), "%.31s", cols[pos[COL_NAME]]);
-	if (topo_trace_push(t, &j)) {
+	if (trace_push(t, &j)) {
 		topo_error_set(err, source, lineno, "out of memory");
 		return -1;
 	}
 	return 0;
 }
 
-int topo_trace_read_alibaba(topo_trace *t, FILE *f, const char *source, topo_error *err)
+int trace_read_alibaba(topo_trace *t, FILE *f, const char *source, topo_error *err)
 {
 	char *buf = NULL;
 	size_t cap = 0;
 	int lineno = 0, rc = 0, pos[NCOLS], ncols = 0;
 	long len;
 
-	while (rc == 0 && (len = topo_trace_getline(&buf, &cap, f)) >= 0) {
+	while (rc == 0 && (len = trace_getline(&buf, &cap, f)) >= 0) {
 		lineno++;
 		if (lineno == 1)
 			rc = header(buf, pos, &ncols, source, err);

@@ -84,16 +84,16 @@ static int swf_int_fields_in_range(const double *v, const char *source, int line
 	return 0;
 }
 
-int topo_trace_read_swf(topo_trace *t, FILE *f, const char *source, topo_error *err)
+int trace_read_swf(topo_trace *t, FILE *f, const char *source, topo_error *err)
 {
 	char *buf = NULL;
 	size_t cap = 0;
 	int lineno = 0, rc = 0;
 	long len;
 
-	while (rc == 0 && (len = topo_trace_getline(&buf, &cap, f)) >= 0) {
+	while (rc == 0 && (len = trace_getline(&buf, &cap, f)) >= 0) {
 		double v[SWF_FIELDS];
-		topo_trace_job j;
+		trace_job j;
 		char *p = buf;
 
 		lineno++;
@@ -125,7 +125,7 @@ int topo_trace_read_swf(topo_trace *t, FILE *f, const char *source, topo_error *
 			rc = -1;
 		} else if (j.runtime <= 0 || j.procs <= 0) {
 			t->skipped++;
-		} else if (topo_trace_push(t, &j)) {
+		} else if (trace_push(t, &j)) {
 			topo_error_set(err, source, lineno, "out of memory");
 			rc = -1;
 		}

@@ -1,8 +1,8 @@
 /*
- * report_slurmrestd: GET /jobs and /nodes from slurmrestd (libcurl) and
- * read the replies (jansson). See report_slurmrestd.h.
+ * report_rest: GET /jobs and /nodes from slurmrestd (libcurl) and
+ * read the replies (jansson). See report_rest.h.
  */
-#include "report_slurmrestd.h"
+#include "report_rest.h"
 
 #include <curl/curl.h>
 #include <jansson.h>

@@ -1,5 +1,5 @@
 /*
- * report_slurmrestd: the live cluster as slurmrestd sees it (running jobs
+ * report_rest: the live cluster as slurmrestd sees it (running jobs
  * and their nodes, node states), for placement-report. Plain HTTP + JSON
  * (libcurl, jansson): no Slurm header, so it lives in libtopo.
  *
@@ -10,8 +10,8 @@
  * Requests time out (connect 5 s, whole request 20 s); nothing is retried,
  * so an unreachable server costs the report at most that.
  */
-#ifndef REPORT_SLURMRESTD_H
-#define REPORT_SLURMRESTD_H
+#ifndef REPORT_REST_H
+#define REPORT_REST_H
 
 #include <stddef.h>
 #include <stdint.h>
