@@ -137,7 +137,7 @@ static void test_log_missing_file(void **state)
 	(void)state;
 	assert_int_equal(report_log_load("/nonexistent/d.log", &log, &err), -1);
 	assert_string_equal(err.source, "/nonexistent/d.log");
-	assert_non_null(strstr(err.text, "cannot read the decision log: No such file"));
+	assert_non_null(strstr(err.text, "cannot open: No such file"));
 }
 
 static void test_rest_jobs_nodes(void **state)
@@ -190,8 +190,25 @@ static void test_rest_errors(void **state)
 	assert_non_null(strstr(err.text, "the reply is not JSON"));
 	assert_int_equal(err.line, 1);
 	/* nothing listens on port 9 */
-	assert_int_equal(report_rest_fetch("http://127.0.0.1:9", "t", NULL, &s, &err), -1);
+	assert_int_equal(report_rest_fetch("http://127.0.0.1:9", "t", NULL, 0, &s, &err), -1);
 	assert_string_equal(err.source, "http://127.0.0.1:9/slurm/v0.0.42/jobs");
+	assert_int_equal(s.njobs, 0);
+	/* other schemes are refused before anything is sent (issue 13) */
+	assert_int_equal(report_rest_fetch("file:///etc/passwd", "t", NULL, 0, &s, &err), -1);
+	assert_non_null(strstr(err.text, "must start with http:// or https:// (or be unix:/path)"));
+	assert_int_equal(report_rest_fetch("gopher://example.org:70", "t", NULL, 0, &s, &err), -1);
+	assert_non_null(strstr(err.text, "must start with http://"));
+	assert_int_equal(report_rest_fetch("unix:relative.sock", "t", NULL, 0, &s, &err), -1);
+	assert_non_null(strstr(err.text, "absolute path"));
+	/* the JWT does not go over plain http to another host unless allowed */
+	assert_int_equal(report_rest_fetch("http://rest.example.org:6820", "t", NULL, 0, &s, &err), -1);
+	assert_non_null(strstr(err.text, "is plain http to another host"));
+	assert_string_equal(err.source, "");
+	assert_int_equal(report_rest_fetch("http://user:pw@localhost:9", "t", NULL, 0, &s, &err), -1);
+	assert_non_null(strstr(err.text, "must not carry credentials"));
+	/* allowed: it is tried (and nothing answers on this unroutable address) */
+	assert_int_equal(report_rest_fetch("http://[::1]:9", "t", NULL, 0, &s, &err), -1);
+	assert_string_equal(err.source, "http://[::1]:9/slurm/v0.0.42/jobs");
 	assert_int_equal(s.njobs, 0);
 }
 

@@ -148,7 +148,7 @@ check "no source at all: exit 1, says what to give" \
 	eval '[ $rc -eq 1 ] && grep -q "give --decisions FILE or --slurmrestd URL" "$tmp/e1"'
 "$tool" --decisions "$tmp/nope.log" --slurmrestd http://127.0.0.1:9 $G cluster > /dev/null 2> "$tmp/e2"
 check "both sources down: both named" \
-	eval 'grep -q "nope.log: cannot read the decision log" "$tmp/e2" && grep -q "live cluster not available: http://127.0.0.1:9/slurm/v0.0.42/jobs" "$tmp/e2"'
+	eval 'grep -q "nope.log: cannot open: No such file" "$tmp/e2" && grep -q "live cluster not available: http://127.0.0.1:9/slurm/v0.0.42/jobs" "$tmp/e2"'
 "$tool" --decisions "$tmp/part.log" --slurmrestd http://127.0.0.1:9 $G --json cluster > "$tmp/c2.json" 2>/dev/null
 check "slurmrestd down: the log still gives the cluster, with a note" \
 	eq "$(jq_py "$tmp/c2.json" 'd["running_jobs"], "live cluster not available" in d["notes"][0]')" "(4, True)"

@@ -47,7 +47,7 @@ struct opts {
 	const char *cmd, *arg;
 	const char *decisions, *graph, *graph_kind, *svg, *html, *node_dir, *telemetry;
 	const char *rest_url, *export_path, *since, *until, *at;
-	int json, colour;
+	int json, colour, plain_http;
 	int nodes, gpus_per_node, host_gpus, host_cores, top;
 	const char *comm, *policy, *baseline;
 	double util_threshold;
@@ -80,7 +80,9 @@ static void usage(FILE *f)
 		"       " PROG " [options] history [--since T] [--until T] [--export FILE]\n"
 		"       " PROG " [options] metrics\n"
 		"sources:  --decisions FILE  --graph FILE.json | --ibnetdiscover FILE\n"
-		"          --slurmrestd URL  (JWT from SLURM_JWT, else `scontrol token`)\n"
+		"          --slurmrestd URL  (JWT from SLURM_JWT, else `scontrol token`;\n"
+		"                            https://, unix:/path or http://localhost;\n"
+		"                            --allow-plain-http for http:// to another host)\n"
 		"          --node-reports DIR  --telemetry FILE  --at T\n"
 		"output:   --json  --svg FILE  --html FILE  --color/--no-color  --top N\n"
 		"whatif:   --policy P (default model)  --baseline P (default tree)\n"
@@ -180,7 +182,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_DECISIONS = 256, O_GRAPH, O_IBND, O_SVG, O_HTML, O_NODEDIR, O_TELEMETRY,
 	       O_REST, O_EXPORT, O_SINCE, O_UNTIL, O_AT, O_JSON, O_COLOR, O_NOCOLOR, O_NODES,
-	       O_GPN, O_HGPUS, O_HCORES, O_COMM, O_POLICY, O_BASELINE, O_UTIL, O_TOP };
+	       O_GPN, O_HGPUS, O_HCORES, O_COMM, O_POLICY, O_BASELINE, O_UTIL, O_TOP,
+	       O_PLAIN };
 	static const struct option lo[] = {
 		{"decisions", 1, 0, O_DECISIONS}, {"graph", 1, 0, O_GRAPH},
 		{"ibnetdiscover", 1, 0, O_IBND}, {"svg", 1, 0, O_SVG}, {"html", 1, 0, O_HTML},
@@ -192,6 +195,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"host-gpus", 1, 0, O_HGPUS}, {"host-cores", 1, 0, O_HCORES},
 		{"comm", 1, 0, O_COMM}, {"policy", 1, 0, O_POLICY}, {"baseline", 1, 0, O_BASELINE},
 		{"util-threshold", 1, 0, O_UTIL}, {"top", 1, 0, O_TOP}, {"help", 0, 0, 'h'},
+		{"allow-plain-http", 0, 0, O_PLAIN},
 		{0, 0, 0, 0}};
 	int c;
 
@@ -217,6 +221,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_NODEDIR: o->node_dir = optarg; break;
 		case O_TELEMETRY: o->telemetry = optarg; break;
 		case O_REST: o->rest_url = optarg; break;
+		case O_PLAIN: o->plain_http = 1; break;
 		case O_EXPORT: o->export_path = optarg; break;
 		case O_SINCE: o->since = optarg; break;
 		case O_UNTIL: o->until = optarg; break;
@@ -359,8 +364,8 @@ static int load_sources(struct ctx *x)
 		}
 	}
 	if (o->rest_url) {
-		if (report_rest_fetch(o->rest_url, x->token, getenv("SLURM_USER_NAME"), &x->rest,
-				      &err) == 0)
+		if (report_rest_fetch(o->rest_url, x->token, getenv("SLURM_USER_NAME"),
+				      o->plain_http ? REPORT_REST_PLAIN_HTTP : 0, &x->rest, &err) == 0)
 			x->have_rest = 1;
 		else
 			note(x, "live cluster not available: %s",

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "topo_num.h"
 
 #ifndef TOPOGNN_COMM_DIR
 #define TOPOGNN_COMM_DIR "comm"
@@ -48,13 +49,7 @@ static void usage(FILE *f)
 
 static int parse_int(const char *s, int lo, int *out)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (*s == '\0' || *end || v < lo || v > 1000000000)
-		return -1;
-	*out = (int)v;
-	return 0;
+	return topo_parse_int(s, lo, 1000000000, out);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)

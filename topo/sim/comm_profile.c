@@ -5,11 +5,13 @@
 #include "comm_profile.h"
 
 #include <errno.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace.h"
+#include "topo_num.h"
 
 #define ASTRA_FIELDS 12
 #define ASTRA_CLOCK_HZ 1e9
@@ -41,11 +43,7 @@ static int layer(topo_comm_profile *p, char *line, const char *path, int lineno,
 	}
 	double v[ASTRA_FIELDS] = {0};
 	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++) {
-		char *end;
-
-		errno = 0;
-		v[num[i]] = strtod(f[num[i]], &end);
-		if (*end || errno || v[num[i]] < 0) {
+		if (topo_parse_double(f[num[i]], 0, DBL_MAX, &v[num[i]])) {
 			topo_error_set(err, path, lineno, "field %d is \"%.40s\", not a count",
 				       num[i] + 1, f[num[i]]);
 			return -1;

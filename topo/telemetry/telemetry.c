@@ -24,6 +24,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "topo_http.h"
+#include "topo_num.h"
+
 #define METRIC_PREFIX "node_infiniband_"
 #define RATE_GAUGE (TELEM_NCOUNTERS) /* series index of rate_bytes_per_second */
 #define NMETRICS (TELEM_NCOUNTERS + 1)
@@ -77,54 +80,6 @@ void telem_config_init(telem_config *cfg)
 	cfg->max_reply_bytes = (size_t)64 << 20;
 }
 
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_double(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int check_url(const char *url, topo_error *err)
-{
-	const char *auth, *slash;
-
-	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0) {
-		topo_error_set(err, "", 0, "TelemetryURL \"%s\" must start with http:// or https://", url);
-		return -1;
-	}
-	auth = strstr(url, "//") + 2;
-	slash = strchr(auth, '/');
-	if (memchr(auth, '@', slash ? (size_t)(slash - auth) : strlen(auth))) {
-		topo_error_set(err, "", 0,
-			       "TelemetryURL must not carry credentials; put them in TelemetryCredentialsFile");
-		return -1;
-	}
-	if (strpbrk(url, " \t\r\n?#")) {
-		topo_error_set(err, "", 0, "TelemetryURL \"%s\" must be a base URL without blanks, query or fragment", url);
-		return -1;
-	}
-	return 0;
-}
-
 int telem_config_set(telem_config *cfg, const char *key, const char *value, topo_error *err)
 {
 	long l;
@@ -142,13 +97,13 @@ int telem_config_set(telem_config *cfg, const char *key, const char *value, topo
 			topo_error_set(err, "", 0, "%s is longer than %d characters", key, TELEM_STR_LEN - 1);
 			return -1;
 		}
-		if (is_url && *value && check_url(value, err))
+		if (is_url && *value && topo_http_check_url(value, key, TOPO_HTTP_PLAIN_REMOTE, err))
 			return -1;
 		strcpy(dst, value);
 		return 0;
 	}
 	if (!strcasecmp(key, "TelemetryConnectTimeoutMs") || !strcasecmp(key, "TelemetryTimeoutMs")) {
-		if (parse_long(value, 1, 600000, &l))
+		if (topo_parse_long(value, 1, 600000, &l))
 			goto range;
 		if (!strcasecmp(key, "TelemetryTimeoutMs"))
 			cfg->timeout_ms = l;
@@ -157,31 +112,31 @@ int telem_config_set(telem_config *cfg, const char *key, const char *value, topo
 		return 0;
 	}
 	if (!strcasecmp(key, "TelemetryRetries")) {
-		if (parse_long(value, 0, 10, &l))
+		if (topo_parse_long(value, 0, 10, &l))
 			goto range;
 		cfg->retries = (int)l;
 		return 0;
 	}
 	if (!strcasecmp(key, "TelemetryBackoffMs")) {
-		if (parse_long(value, 0, 60000, &l))
+		if (topo_parse_long(value, 0, 60000, &l))
 			goto range;
 		cfg->backoff_ms = l;
 		return 0;
 	}
 	if (!strcasecmp(key, "TelemetryWindowSec")) {
-		if (parse_double(value, 1, 3600, &d))
+		if (topo_parse_double(value, 1, 3600, &d))
 			goto range;
 		cfg->window_s = d;
 		return 0;
 	}
 	if (!strcasecmp(key, "TelemetryMaxAgeSec")) {
-		if (parse_double(value, 0.001, 86400, &d))
+		if (topo_parse_double(value, 0.001, 86400, &d))
 			goto range;
 		cfg->max_age_s = d;
 		return 0;
 	}
 	if (!strcasecmp(key, "TelemetryMaxReplyBytes")) {
-		if (parse_long(value, 1024, 1L << 31, &l))
+		if (topo_parse_long(value, 1024, 1L << 31, &l))
 			goto range;
 		cfg->max_reply_bytes = (size_t)l;
 		return 0;
@@ -363,7 +318,7 @@ static int series_labels(json_t *metric, series *s)
 		host = NULL;
 	if (!json_is_object(metric) || !name || !dev || !port || (!host && !inst))
 		return -1;
-	if ((s->metric = metric_index(name)) < 0 || parse_long(port, 1, MAX_IB_PORT, &p))
+	if ((s->metric = metric_index(name)) < 0 || topo_parse_long(port, 1, MAX_IB_PORT, &p))
 		return -1;
 	if (!valid_name(dev, MAX_DEVICE_LEN, 0))
 		return -1;
@@ -394,7 +349,7 @@ static int series_values(json_t *values, series *s)
 		t = json_number_value(jt);
 		if (!isfinite(t) || t <= 0 || (i > 0 && t <= tprev))
 			return -1;
-		if (parse_double(json_string_value(jv), 0, HUGE_VAL, &v))
+		if (topo_parse_double(json_string_value(jv), 0, HUGE_VAL, &v))
 			return -1;
 		if (i == 0)
 			t0 = t;
@@ -592,8 +547,7 @@ static int is_switch(const topo_graph *g, int v)
 static int map_port(const topo_graph *g, const telem_port_sample *p)
 {
 	char name[MAX_HOST_LEN + MAX_DEVICE_LEN + 2];
-	const int *inc;
-	int host, v, n;
+	int host, v;
 
 	snprintf(name, sizeof(name), "%s/%s", p->host, p->device);
 	v = topo_graph_find(g, TOPO_V_HCA, name);
@@ -605,17 +559,11 @@ static int map_port(const topo_graph *g, const telem_port_sample *p)
 	}
 	if ((host = topo_graph_find(g, TOPO_V_HOST, p->host)) < 0)
 		return -1;
-	inc = topo_graph_incident(g, host, &n);
-	for (int i = 0; inc && i < n; i++) {
-		const topo_edge *e = topo_graph_edge(g, inc[i]);
-		const topo_vertex *x;
+	for (int it = 0; (v = topo_graph_next_member(g, host, TOPO_V_HCA, &it)) >= 0;) {
+		const topo_vertex *x = topo_graph_vertex(g, v);
 
-		if (e->kind != TOPO_E_MEMBER || e->a != host)
-			continue;
-		x = topo_graph_vertex(g, e->b);
-		if (x->kind == TOPO_V_HCA && x->device && !strcmp(x->device, p->device) &&
-		    (x->port == 0 || x->port == p->port))
-			return e->b;
+		if (x->device && !strcmp(x->device, p->device) && (x->port == 0 || x->port == p->port))
+			return v;
 	}
 	return -1;
 }
@@ -798,36 +746,8 @@ struct telem_client {
 	telem_credentials cred;
 	CURL *curl;
 	struct curl_slist *headers;
-	char *body;
-	size_t len, cap;
-	int too_big;
+	topo_http_body body;
 };
-
-static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
-{
-	telem_client *c = user;
-	size_t n = size * nmemb;
-
-	if (n > c->cfg.max_reply_bytes - c->len) {
-		c->too_big = 1;
-		return 0;
-	}
-	if (c->len + n + 1 > c->cap) {
-		size_t cap = c->cap ? c->cap : 65536;
-		char *nb;
-
-		while (cap < c->len + n + 1)
-			cap *= 2;
-		if (!(nb = realloc(c->body, cap)))
-			return 0;
-		c->body = nb;
-		c->cap = cap;
-	}
-	memcpy(c->body + c->len, data, n);
-	c->len += n;
-	c->body[c->len] = 0;
-	return n;
-}
 
 int telem_query_text(const telem_config *cfg, char *buf, size_t len)
 {
@@ -846,7 +766,7 @@ telem_client *telem_client_new(const telem_config *cfg, topo_error *err)
 {
 	telem_client *c;
 
-	if (!cfg->url[0] || check_url(cfg->url, err)) {
+	if (!cfg->url[0] || topo_http_check_url(cfg->url, "TelemetryURL", TOPO_HTTP_PLAIN_REMOTE, err)) {
 		if (!cfg->url[0])
 			topo_error_set(err, "", 0, "telemetry is off: no TelemetryURL");
 		return NULL;
@@ -856,6 +776,7 @@ telem_client *telem_client_new(const telem_config *cfg, topo_error *err)
 		return NULL;
 	}
 	c->cfg = *cfg;
+	c->body.max = cfg->max_reply_bytes;
 	if (cfg->credentials_file[0] && telem_credentials_load(cfg->credentials_file, &c->cred, err)) {
 		free(c);
 		return NULL;
@@ -877,7 +798,7 @@ void telem_client_free(telem_client *c)
 	curl_global_cleanup();
 	curl_slist_free_all(c->headers);
 	telem_credentials_wipe(&c->cred);
-	free(c->body);
+	topo_http_body_free(&c->body);
 	free(c);
 }
 
@@ -914,25 +835,11 @@ static char *request_url(telem_client *c, double now)
 	return url;
 }
 
-static int setup_request(telem_client *c, const char *url)
+static int setup_request(telem_client *c, const char *url, char *errbuf)
 {
-	CURL *h = c->curl;
-	int bad = 0;
+	topo_http_get rq = { url, NULL, NULL, NULL, c->cfg.connect_timeout_ms, c->cfg.timeout_ms,
+			     errbuf };
 
-	curl_easy_reset(h);
-	bad |= curl_easy_setopt(h, CURLOPT_URL, url) != CURLE_OK;
-	bad |= curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L) != CURLE_OK;
-	bad |= curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, c->cfg.connect_timeout_ms) != CURLE_OK;
-	bad |= curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, c->cfg.timeout_ms) != CURLE_OK;
-	bad |= curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L) != CURLE_OK;
-	bad |= curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "") != CURLE_OK;
-	bad |= curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body) != CURLE_OK;
-	bad |= curl_easy_setopt(h, CURLOPT_WRITEDATA, c) != CURLE_OK;
-#if LIBCURL_VERSION_NUM >= 0x075500
-	bad |= curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https") != CURLE_OK;
-#else
-	bad |= curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS)) != CURLE_OK;
-#endif
 	if (c->cred.kind == TELEM_AUTH_BEARER && !c->headers) {
 		char hdr[TELEM_STR_LEN + 32];
 
@@ -942,19 +849,16 @@ static int setup_request(telem_client *c, const char *url)
 		if (!c->headers)
 			return -1;
 	}
-	if (c->headers)
-		bad |= curl_easy_setopt(h, CURLOPT_HTTPHEADER, c->headers) != CURLE_OK;
-	if (c->cred.kind == TELEM_AUTH_BASIC) {
-		bad |= curl_easy_setopt(h, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC) != CURLE_OK;
-		bad |= curl_easy_setopt(h, CURLOPT_USERPWD, c->cred.secret) != CURLE_OK;
-	}
-	return bad ? -1 : 0;
+	rq.headers = c->headers;
+	if (c->cred.kind == TELEM_AUTH_BASIC)
+		rq.basic_userpwd = c->cred.secret;
+	return topo_http_setup(c->curl, &rq, &c->body);
 }
 
 /* Prometheus's own error text from a non-200 JSON reply, or "". */
 static void server_error_text(const telem_client *c, char *buf, size_t len)
 {
-	json_t *root = c->len ? json_loadb(c->body, c->len, 0, NULL) : NULL;
+	json_t *root = c->body.len ? json_loadb(c->body.p, c->body.len, 0, NULL) : NULL;
 	const char *msg = root ? label(root, "error") : NULL;
 
 	snprintf(buf, len, "%s%.300s", msg ? ": " : "", msg ? msg : "");
@@ -979,15 +883,13 @@ int telem_client_fetch(telem_client *c, double now, telem_reply *out, topo_error
 		if (attempts > 0) /* doubling, but never more than MAX_BACKOFF_MS per wait */
 			sleep_ms(c->cfg.backoff_ms << (attempts - 1) > MAX_BACKOFF_MS
 				 ? MAX_BACKOFF_MS : c->cfg.backoff_ms << (attempts - 1));
-		c->len = 0;
-		c->too_big = 0;
-		errbuf[0] = 0;
-		if (setup_request(c, url) || curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, errbuf)) {
+		topo_http_body_reset(&c->body);
+		if (setup_request(c, url, errbuf)) {
 			snprintf(what, sizeof(what), "cannot set up the request");
 			break;
 		}
 		rc = curl_easy_perform(c->curl);
-		if (c->too_big) {
+		if (c->body.too_big) {
 			free(url);
 			topo_error_set(err, c->cfg.url, 0, "Prometheus reply is longer than TelemetryMaxReplyBytes (%zu)",
 				       c->cfg.max_reply_bytes);
@@ -1000,7 +902,7 @@ int telem_client_fetch(telem_client *c, double now, telem_reply *out, topo_error
 		curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &code);
 		if (code == 200) {
 			free(url);
-			if (telem_reply_parse(c->body ? c->body : "", c->len, now, c->cfg.max_age_s, out, err)) {
+			if (telem_reply_parse(c->body.p ? c->body.p : "", c->body.len, now, c->cfg.max_age_s, out, err)) {
 				char why[TOPO_ERROR_TEXT_LEN];
 
 				snprintf(why, sizeof(why), "%s", err ? err->text : "");
