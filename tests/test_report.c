@@ -21,6 +21,7 @@
 #include "report_metrics.h"
 #include "report_node.h"
 #include "report_rest.h"
+#include "report_why.h"
 
 static const char *const log_text =
 	/* 1: an engine decision record */
@@ -290,13 +291,68 @@ static void test_stats_and_metrics(void **state)
 	report_log_free(&log);
 }
 
+/* A choice on hosts hosts[0..n) with the given structure and costs. */
+static report_choice choice(char **hosts, int n, int groups, int leaves, int hops, double cost,
+			    double frag)
+{
+	report_choice c;
+
+	memset(&c, 0, sizeof(c));
+	c.hosts = hosts;
+	c.nhosts = n;
+	c.groups = groups;
+	c.leaves = leaves;
+	c.diameter = hops;
+	c.cost = cost;
+	c.frag_cost = frag;
+	return c;
+}
+
+static void test_why_lost(void **state)
+{
+	char *a[2] = { "n01", "n02" }, *b[2] = { "n01", "n09" }, why[256];
+	report_choice ch = choice(a, 2, 1, 1, 2, 1.0, 0.25);
+	report_choice alt = choice(b, 2, 2, 2, 4, 1.5, 0.20);
+
+	(void)state;
+	/* communication cost 1.3 vs 0.75, fragmentation 0.20 vs 0.25 */
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "communication +0.55, fragmentation -0.05 (groups 2 vs 1, leaves 2 vs 1, hops 4 vs 2)");
+	/* fragmentation is what cost it most */
+	alt = choice(b, 2, 1, 1, 2, 1.5, 0.75);
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "fragmentation +0.5");
+	alt = choice(a, 2, 1, 1, 2, 3.0, 0.25);
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "same hosts as the choice");
+	alt = choice(b, 2, 1, 1, 2, 1.0, 0.25);
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "tie on cost, ranked after the choice");
+	alt = choice(b, 2, 1, 1, 2, 0.5, 0.25);
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "cheaper by 0.5 but not chosen (the policy picks itself)");
+	alt = choice(b, 2, 1, 1, 2, NAN, NAN);
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "not costed");
+	/* no fragmentation term known: the total, then the structure */
+	ch.frag_cost = NAN;
+	alt = choice(b, 2, 3, 1, 2, 2.0, NAN);
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "cost +1 (groups 3 vs 1)");
+	/* a short buffer is cut, not overrun */
+	alt = choice(b, 2, 2, 2, 4, 1.5, 0.20);
+	ch.frag_cost = 0.25;
+	report_why_lost(&ch, &alt, why, 12);
+	assert_string_equal(why, "communicati");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_both_formats), cmocka_unit_test(test_log_running),
 		cmocka_unit_test(test_log_missing_file), cmocka_unit_test(test_rest_jobs_nodes),
 		cmocka_unit_test(test_rest_errors),      cmocka_unit_test(test_node_reports),
-		cmocka_unit_test(test_stats_and_metrics),
+		cmocka_unit_test(test_stats_and_metrics), cmocka_unit_test(test_why_lost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_check.h"
 #include "topo_num.h"
 
 /* Integer fields of a vertex: JSON key, offset, default. */
@@ -488,6 +489,10 @@ static int load_root(topo_graph *g, json_t *root, const json_error_t *jerr, cons
 	}
 	rc = read_root(&r, root);
 	json_decref(root);
+	if (rc == 0 && topo_check_fabric(g) < 0) {
+		topo_error_set(err, source, 0, "out of memory checking the fabric");
+		rc = -1;
+	}
 	return rc;
 }
 
