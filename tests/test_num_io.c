@@ -20,6 +20,7 @@
 #include "topo_graph.h"
 #include "topo_io.h"
 #include "topo_num.h"
+#include "test_tmp.h"
 
 static void test_parse_long(void **state)
 {
@@ -109,13 +110,11 @@ static void test_cmp_quantile(void **state)
 
 static char *temp_file(const char *content, size_t len)
 {
-	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	char *path = malloc(strlen(dir) + 32);
+	char *path = malloc(512);
 	int fd;
 
 	assert_non_null(path);
-	sprintf(path, "%s/topo_io.XXXXXX", dir);
-	fd = mkstemp(path);
+	fd = test_mkstemp(path, 512, "topo_io.XXXXXX");
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, content, len), (ssize_t)len);
 	close(fd);

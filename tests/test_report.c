@@ -22,6 +22,7 @@
 #include "report_node.h"
 #include "report_rest.h"
 #include "report_why.h"
+#include "test_tmp.h"
 
 static const char *const log_text =
 	/* 1: an engine decision record */
@@ -215,14 +216,14 @@ static void test_rest_errors(void **state)
 
 static void test_node_reports(void **state)
 {
-	char dir[] = "/tmp/test_report_XXXXXX", path[256];
+	char dir[512], path[1024];
 	report_node_outcome *o;
 	topo_error err;
 	FILE *f;
 	int n;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_non_null(test_mkdtemp(dir, sizeof(dir), "test_report_XXXXXX"));
 	snprintf(path, sizeof(path), "%s/42.n10.json", dir);
 	f = fopen(path, "w");
 	fputs("{\"hca\": \"mlx5_1\", \"irq_moved\": 3}", f);

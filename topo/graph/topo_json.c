@@ -479,7 +479,8 @@ static int load_root(topo_graph *g, json_t *root, const json_error_t *jerr, cons
 
 	if (!root) {
 		topo_error_set_at(err, source, jerr->line > 0 ? jerr->line : 0,
-				  jerr->column > 0 ? jerr->column : 0, "%s", jerr->text);
+				  jerr->column > 0 ? jerr->column : 0, "%s",
+				  jerr->text[0] ? jerr->text : "out of memory reading the JSON");
 		return -1;
 	}
 	if (topo_graph_nvertices(g) != 0) {

@@ -66,7 +66,7 @@ int topo_comm_profile_load(topo_comm_profile *p, const char *path, topo_error *e
 	const char *base = strrchr(path, '/');
 	size_t cap = 0;
 	int lineno = 0, rc = 0;
-	long expect = -1;
+	long expect = -1, len = 0;
 
 	memset(p, 0, sizeof(*p));
 	topo_error_clear(err);
@@ -78,7 +78,7 @@ int topo_comm_profile_load(topo_comm_profile *p, const char *path, topo_error *e
 	if (strncmp(base, "astra-sim_", 10) == 0)
 		base += 10;
 	snprintf(p->name, sizeof(p->name), "%.*s", (int)strcspn(base, "."), base);
-	while (rc == 0 && trace_getline(&buf, &cap, f) >= 0) {
+	while (rc == 0 && (len = trace_getline(&buf, &cap, f)) >= 0) {
 		lineno++;
 		if (lineno == 1) {
 			snprintf(p->parallelism, sizeof(p->parallelism), "%.*s",
@@ -98,6 +98,8 @@ int topo_comm_profile_load(topo_comm_profile *p, const char *path, topo_error *e
 			p->layers += rc == 0;
 		}
 	}
+	if (rc == 0 && len < 0)
+		rc = trace_getline_end(f, path, lineno, err);
 	fclose(f);
 	free(buf);
 	if (rc == 0 && p->layers != expect) {

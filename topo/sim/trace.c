@@ -58,6 +58,15 @@ long trace_getline(char **buf, size_t *cap, FILE *f)
 	return (long)n;
 }
 
+int trace_getline_end(FILE *f, const char *source, int lineno, topo_error *err)
+{
+	if (feof(f))
+		return 0;
+	topo_error_set(err, source, lineno + 1, "cannot read the line: %s",
+		       ferror(f) ? "read error" : "out of memory");
+	return -1;
+}
+
 int trace_detect(const char *head, size_t len)
 {
 	size_t i = 0;

@@ -151,6 +151,8 @@ int trace_read_alibaba(topo_trace *t, FILE *f, const char *source, topo_error *e
 		else if (len > 0)
 			rc = pod(t, buf, pos, ncols, source, lineno, err);
 	}
+	if (rc == 0 && len < 0)
+		rc = trace_getline_end(f, source, lineno, err);
 	if (rc == 0 && lineno == 0) {
 		topo_error_set(err, source, 1, "is empty");
 		rc = -1;

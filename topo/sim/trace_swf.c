@@ -129,6 +129,8 @@ int trace_read_swf(topo_trace *t, FILE *f, const char *source, topo_error *err)
 			rc = -1;
 		}
 	}
+	if (rc == 0 && len < 0)
+		rc = trace_getline_end(f, source, lineno, err);
 	free(buf);
 	return rc;
 }
