@@ -82,6 +82,7 @@ struct place_engine {
 	int *stamp;
 	int *out_hosts;        /* (2 + PLACE_MAX_ALTERNATIVES) * nhosts */
 	uint8_t *picked;       /* per candidate, for alternatives */
+	place_defer defer;     /* waiting for locality */
 };
 
 void place_engine_free(place_engine *e)
@@ -95,6 +96,7 @@ void place_engine_free(place_engine *e)
 	free(e->stamp);
 	free(e->out_hosts);
 	free(e->picked);
+	place_defer_free(&e->defer);
 	free(e);
 }
 
@@ -118,9 +120,11 @@ place_engine *place_engine_new(const place_cluster *c, const place_config *cfg, 
 		place_engine_free(e);
 		return NULL;
 	}
-	if (e->cfg.frag_weight < 0 || e->cfg.hop_latency_us < 0) {
+	if (e->cfg.frag_weight < 0 || e->cfg.hop_latency_us < 0 ||
+	    e->cfg.locality_wait_frac < 0 || e->cfg.locality_wait_cap_s < 0) {
 		topo_error_set(err, "", 0,
-			       "the fragmentation weight and hop latency must not be negative");
+			       "the fragmentation weight, hop latency and locality wait must not "
+			       "be negative");
 		place_engine_free(e);
 		return NULL;
 	}
@@ -134,7 +138,8 @@ place_engine *place_engine_new(const place_cluster *c, const place_config *cfg, 
 	e->stamp = calloc((size_t)(c->ngroups + c->nleaves + 2 * c->nclasses) + 1, sizeof(int));
 	e->out_hosts = malloc((2 + PLACE_MAX_ALTERNATIVES) * N * sizeof(int));
 	e->picked = calloc((size_t)e->cfg.candidates + 1, 1);
-	if (!e->tree || !e->model || !e->stamp || !e->out_hosts || !e->picked)
+	if (!e->tree || !e->model || !e->stamp || !e->out_hosts || !e->picked ||
+	    place_defer_init(&e->defer, c) < 0)
 		goto oom;
 	place_model_scorer(e->model, &e->slot[PLACE_POLICY_MODEL].s);
 	e->slot[PLACE_POLICY_MODEL].set = 1;
@@ -367,6 +372,7 @@ int place_decide(place_engine *e, const place_state *s, const place_request *r,
 	if (base >= 0)
 		fill_choice(e, &out->baseline, 1, &k->set[base], policy_kind(baseline, &k->set[base]));
 	fill_alternatives(e, out, chosen);
+	place_defer_check(&e->defer, e->c, s, r, k->usable, &e->cfg, out);
 	out->ok = 1;
 	out->latency_us = now_us() - t0;
 	return 0;
