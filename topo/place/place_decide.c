@@ -7,7 +7,13 @@
  *
  * Every candidate is costed by one scorer so the choice, the baseline and
  * the alternatives compare: the gnn scorer under the gnn policy, the model
- * scorer otherwise. A scorer's prepare() runs once per state version.
+ * scorer otherwise. A job of class none or light is costed by the model
+ * under gnn too: its placement is a packing question (the model's
+ * class-aware packing, docs/job-classes.md), not a communication one. A
+ * scorer's prepare() runs once per state version.
+ *
+ * A heavy job's decision may end "deferred" (place_defer.c): the best set
+ * is reported but the caller should not start it yet.
  *
  * All memory is allocated in place_engine_new(); place_decide() allocates
  * nothing (tests/test_place.c checks this by counting malloc calls).
@@ -343,6 +349,8 @@ int place_decide(place_engine *e, const place_state *s, const place_request *r,
 		return fail(out, t0);
 	}
 	sl = &e->slot[policy == PLACE_POLICY_GNN ? PLACE_POLICY_GNN : PLACE_POLICY_MODEL];
+	if (policy == PLACE_POLICY_GNN && sl->set && r->comm.cls != PLACE_COMM_HEAVY)
+		sl = &e->slot[PLACE_POLICY_MODEL]; /* packing, not communication */
 	if (!sl->set) {
 		snprintf(out->reason, sizeof(out->reason), "no GNN model loaded");
 		return fail(out, t0);

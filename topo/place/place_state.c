@@ -156,6 +156,7 @@ int place_state_set_job_end(place_state *s, uint32_t job_id, double end_s)
 	if (i < 0)
 		return -1;
 	s->jobs[i].end_s = end_s > 0 ? end_s : 0;
+	s->version++; /* the model's packing reads end times */
 	return 0;
 }
 
