@@ -26,6 +26,10 @@ G="--ibnetdiscover $fabric"
 	--decision-log "$tmp/d.log" > "$tmp/sim.out" 2>&1
 check "topognn-sim writes 100 decisions and 100 end events" \
 	eq "$(grep -c '"chosen"' "$tmp/d.log") $(grep -c '"event":"end"' "$tmp/d.log")" "100 100"
+check "topognn-sim --scale 0: a positive whole number" eq "$("$sim" $G --trace \
+	"$fx/traces/kth-sp2-head100.swf" --scale 0 2>&1; echo "rc=$?")" \
+	'topognn-sim: --scale wants a positive whole number, not "0"
+rc=2'
 # the log as copied while jobs 3, 4, 25 and 60 ran (its first 120 lines)
 head -n 120 "$tmp/d.log" > "$tmp/part.log"
 

@@ -112,10 +112,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'h': usage(stdout); exit(0);
 		case 'n': case 's': case 'k': case 'P': case 'G': case 'b': case 'T':
 			if (parse_int(optarg, c == 's' ? 0 : 1, &v)) {
-				fprintf(stderr, "topognn-sim: --%s wants a whole number, not \"%s\"\n",
+				fprintf(stderr, "topognn-sim: --%s wants a %s whole number, not \"%s\"\n",
 					c == 'n' ? "jobs" : c == 's' ? "seed" : c == 'k' ? "scale"
 					: c == 'P' ? "procs-per-host" : c == 'G' ? "gpus-per-host"
-					: c == 'T' ? "train-every" : "backfill-depth", optarg);
+					: c == 'T' ? "train-every" : "backfill-depth",
+					c == 's' ? "non-negative" : "positive", optarg);
 				return -1;
 			}
 			if (c == 'n') o->jobs = v;
