@@ -165,6 +165,16 @@ extern topognn_topo_rec_t *topognn_topo_recs(const topognn_ctx_t *ctx,
 /* topology_p_eval_nodes() body. */
 extern int topognn_eval(topology_eval_t *topo_eval);
 
+/* ---- topognn_tree.c: Slurm's topology/tree as baseline and fallback ---- */
+
+/* Build topology/tree's switch table for ctx's fabric (NULL: none); call
+ * with topognn_lock held for writing. */
+extern void topognn_tree_build(const topognn_ctx_t *ctx);
+extern void topognn_tree_free(void);
+/* eval_nodes_tree() on the table; ESLURM_NOT_SUPPORTED when there is none
+ * (Slurm's generic selection then decides). */
+extern int topognn_tree_eval(topology_eval_t *topo_eval);
+
 /* ---- topognn_jobs.c ----
  * The engine's place_state mirrors slurmctld: host flags (down, drained)
  * and capacity from the node table, and every running job with its hosts

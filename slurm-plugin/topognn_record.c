@@ -228,7 +228,7 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 			dec.kind, dec.chosen_groups, dec.chosen_leaves,
 			dec.chosen_cost));
 		json_object_set_new(rec, "baseline", _choice_json(
-			place_policy_name(PLACE_POLICY_LINEAR), dec.baseline,
+			place_policy_name(PLACE_POLICY_TREE), dec.baseline,
 			NULL, dec.baseline_groups, -1, dec.baseline_cost));
 		json_object_set_new(rec, "followed", json_boolean(
 			!xstrcmp(dec.chosen, job_ptr->nodes)));
