@@ -42,7 +42,6 @@
 #include "src/plugins/topology/common/eval_nodes.h"
 #include "src/plugins/topology/common/gres_sched.h"
 
-#include "place_record.h"
 #include "topognn.h"
 
 /*
@@ -179,22 +178,6 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	return 0;
 }
 
-static char *_hosts_to_nodes(const topognn_ctx_t *ctx, const place_choice *c)
-{
-	bitstr_t *bm = bit_alloc(MAX(ctx->node_cnt, 1));
-	char *names;
-
-	for (int k = 0; k < c->nhosts; k++) {
-		int n = ctx->host_node[c->hosts[k]];
-
-		if (n >= 0)
-			bit_set(bm, n);
-	}
-	names = bitmap2node_name(bm);
-	FREE_NULL_BITMAP(bm);
-	return names;
-}
-
 /* Is the engine's choice its baseline, the tree choice? */
 static bool _is_baseline(const place_decision *dec)
 {
@@ -238,22 +221,10 @@ static int _decide(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	/* "slurm-tree": the allocation is topology/tree's own */
 	strlcpy(rec.kind, tree && ctx->conf.mode == TOPOGNN_MODE_ENFORCE ? "slurm-tree" :
 		dec->chosen.kind ? dec->chosen.kind : "", sizeof(rec.kind));
-	rec.chosen = _hosts_to_nodes(ctx, &dec->chosen);
-	rec.chosen_groups = dec->chosen.groups;
-	rec.chosen_leaves = dec->chosen.leaves;
-	rec.chosen_cost = dec->chosen.cost;
-	rec.baseline = _hosts_to_nodes(ctx, &dec->baseline);
-	rec.baseline_groups = dec->baseline.groups;
-	rec.baseline_cost = dec->baseline.cost;
-	rec.cls = req.comm.cls;
-	rec.ncandidates = dec->ncandidates;
-	rec.latency_us = dec->latency_us;
-	rec.record = place_record_json(ctx->cluster, &req, dec,
-				       place_policy_name(ctx->conf.policy), 0);
+	rec.ctx = ctx;
+	rec.req = req;
+	rec.dec = *dec;
 	topognn_record_remember(&rec);
-	xfree(rec.chosen);
-	xfree(rec.baseline);
-	free(rec.record);
 	_prof(PROF_RECORD, &t0);
 	return tree ? 1 : 0;
 }
