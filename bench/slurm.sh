@@ -11,7 +11,7 @@
 #      starts at the log's job skip + k x stride; every slice is compressed
 #      by the same factor F (default 1000: 1,000 s of the log in 1 s, so the
 #      offered load stays the log's) and holds the jobs submitted within the
-#      first S seconds of compressed time (default 80); processors map to
+#      first S seconds of compressed time (default 60); processors map to
 #      nodes as ceil(procs x 32 / 100); runs capped at R s (default 60);
 #   3. for each slice, N replicates; each replicate runs tree and topognn on
 #      a fresh 32-slurmd cluster (tests/slurm/cluster.sh), alternating which
@@ -21,8 +21,9 @@
 #      slice ahead of time with `sbatch --begin=T0+floor(submit_s)` (T0 a
 #      start barrier far enough ahead for all submissions), so the job's
 #      eligibility times are exact and the same in every run instead of
-#      depending on when a loaded shell got to each sbatch; at T0 reset
-#      sdiag; after the last begin time wait until the queue is empty
+#      depending on when a loaded shell got to each sbatch (both clusters
+#      add sched_interval=1, so that the main scheduler, not only backfill,
+#      sees jobs as they become eligible); at T0 reset sdiag; after the last begin time wait until the queue is empty
 #      (bounded), save sdiag, the jobcomp records and slurmctld.log, stop;
 #        sbatch --exclusive -N n --time=limit -J heavy-<id>|none-<id> \
 #               --comment comm=heavy|none --begin=... --wrap "sleep s"
@@ -82,7 +83,7 @@ readonly FABRIC="groups=4,hosts=8,rails=2,spines=2,prefix=n,digits=3"
 readonly METRICS=(cross_group_bytes_heavy heavy_jobs_multi_group mean_wait_s
                   sched_cycle_mean_us bf_cycle_mean_us)
 
-json=0 slices=1 replicates=1 skip=0 stride=5000 factor=1000 span=80 jobs=400
+json=0 slices=1 replicates=1 skip=0 stride=5000 factor=1000 span=60 jobs=400
 max_runtime=60 out="" report=""
 trace="$repo_root/examples/traces/KTH-SP2-1996-2.1-cln.swf.gz"
 usage() {
@@ -153,7 +154,11 @@ if [[ -z "$report" ]]; then
     # DebugFlags=Backfill logs backfill's node plans for waiting jobs (for
     # sim_tree_agreement) at level verbose; both runs log the same, so both
     # pay the same. (A repeated slurm.conf key: Slurm uses the last value.)
+    # sched_interval=1: the main scheduler also tests the queue every second,
+    # as jobs become eligible at their begin times (no submission triggers it)
     printf 'DebugFlags=Backfill\nSlurmctldDebug=verbose\n' > "$work/tree-extra.conf"
+    printf 'SchedulerParameters=bf_interval=1,sched_min_interval=100000,sched_interval=1\n' \
+        >> "$work/tree-extra.conf"
     cat "$work/tree-extra.conf" > "$work/topognn-extra.conf"
     printf 'PrEpPlugins=prep/script,prep/topognn\n' >> "$work/topognn-extra.conf"
 fi

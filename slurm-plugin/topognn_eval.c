@@ -50,11 +50,12 @@
  * evaluations ("eval profile"). clock_gettime costs ~25 ns; nothing else.
  */
 enum { PROF_STATE, PROF_ENGINE, PROF_RECORD, PROF_SELECT, PROF_TREE, PROF_TOTAL, PROF_N };
-#define PROF_EVERY 2000
+#define PROF_EVERY 500
 static const char *const prof_name[PROF_N] = {
 	"state", "engine", "record", "select", "tree", "total"
 };
 static double prof_us[PROF_N];
+static long prof_n[PROF_N]; /* calls timed per part */
 static long prof_evals;
 
 static double _now_us(void)
@@ -71,6 +72,7 @@ static void _prof(int p, double *t0)
 	double t = _now_us();
 
 	prof_us[p] += t - *t0;
+	prof_n[p]++;
 	*t0 = t;
 }
 
@@ -80,14 +82,18 @@ static void _prof_eval_done(double t_start)
 	int n = 0;
 
 	prof_us[PROF_TOTAL] += _now_us() - t_start;
+	prof_n[PROF_TOTAL]++;
 	if (++prof_evals < PROF_EVERY)
 		return;
+	/* per part: mean us per call and calls */
 	for (int p = 0; p < PROF_N && n < (int) sizeof(line); p++)
-		n += snprintf(line + n, sizeof(line) - n, " %s %.1f",
-			      prof_name[p], prof_us[p] / prof_evals);
-	verbose("topognn: eval profile, mean us over %ld evaluations:%s",
+		n += snprintf(line + n, sizeof(line) - n, " %s %.1f/%ld",
+			      prof_name[p], prof_n[p] ? prof_us[p] / prof_n[p] : 0.0,
+			      prof_n[p]);
+	verbose("topognn: eval profile over %ld evaluations (part us/call/calls):%s",
 		prof_evals, line);
 	memset(prof_us, 0, sizeof(prof_us));
+	memset(prof_n, 0, sizeof(prof_n));
 	prof_evals = 0;
 }
 
