@@ -304,7 +304,20 @@ analyze() { # dir schedule [--agreement]
         printf 'sbatch_late %s\n' "$(cat "$dir/sbatch.late")"
         printf 'drained %s\n' "$(cat "$dir/drained")"
         printf 'elapsed_s %s\n' "$(cat "$dir/elapsed_s")"
+        eval_profile "$dir/slurmctld.log"
     } >> "$dir/metrics.txt"
+}
+
+# The plugin's own "eval profile" lines (topognn runs): evaluations, and the
+# mean us per evaluation in total and per part (engine, record, tree, ...),
+# weighted over the lines.
+eval_profile() { # slurmctld.log
+    grep -o 'eval profile over .*' "$1" 2>/dev/null | awk '
+        { for (i = 1; i <= NF; i++) if ($(i + 1) ~ /\//) {
+              split($(i + 1), v, "/"); us[$i] += v[1] * v[2]; n[$i] += v[2] } }
+        END { if (n["total"] > 0) {
+                printf "evals %d\n", n["total"]
+                for (p in us) if (n[p] > 0) printf "eval_%s_us %.1f\neval_%s_calls %d\n", p, us[p] / n[p], p, n[p] } }'
 }
 
 if [[ -z "$report" ]]; then
@@ -352,7 +365,8 @@ if (( json )); then
     obj() { # metrics-file
         local k sep=""
         printf '{'
-        for k in "${METRICS[@]}" jobs heavy_jobs sim_tree_agreement sbatch_refused sbatch_late drained elapsed_s; do
+        for k in "${METRICS[@]}" jobs heavy_jobs sim_tree_agreement sbatch_refused sbatch_late drained elapsed_s \
+                 evals eval_total_us eval_engine_us eval_record_us eval_tree_us eval_tree_calls; do
             v=$(val "$1" "$k")
             printf '%s"%s": %s' "$sep" "$k" "${v:-null}"
             sep=", "
@@ -415,6 +429,11 @@ else
                     "$(val "$f" heavy_jobs_multi_group)" "$(val "$f" mean_wait_s)" \
                     "$(val "$f" sched_cycle_mean_us)" "$(val "$f" bf_cycle_mean_us)" \
                     "$(val "$f" drained)" "$(val "$f" sbatch_late)"
+                [[ -z "$(val "$f" evals)" ]] || printf '       eval profile: %s evaluations, us each: total %s, state %s, engine %s, record %s, select %s (%s calls), tree %s (%s calls)\n' \
+                    "$(val "$f" evals)" "$(val "$f" eval_total_us)" "$(val "$f" eval_state_us)" \
+                    "$(val "$f" eval_engine_us)" "$(val "$f" eval_record_us)" \
+                    "$(val "$f" eval_select_us)" "$(val "$f" eval_select_calls)" \
+                    "$(val "$f" eval_tree_us)" "$(val "$f" eval_tree_calls)"
             done
         done
     done
