@@ -312,7 +312,7 @@ analyze() { # dir schedule [--agreement]
 # mean us per evaluation in total and per part (engine, record, tree, ...),
 # weighted over the lines.
 eval_profile() { # slurmctld.log
-    grep -o 'eval profile over .*' "$1" 2>/dev/null | awk '
+    { grep -o 'eval profile over .*' "$1" 2>/dev/null || true; } | awk '
         { for (i = 1; i <= NF; i++) if ($(i + 1) ~ /\//) {
               split($(i + 1), v, "/"); us[$i] += v[1] * v[2]; n[$i] += v[2] } }
         END { if (n["total"] > 0) {
