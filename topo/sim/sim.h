@@ -57,6 +57,10 @@ typedef struct sim_config {
 	double train_leaf_weight;
 	int train_keep_ties;       /* keep decisions whose candidates all measured
 				    * the same (no ranking signal), default 0 */
+	/* waiting for locality (place_config.locality_wait_*): heavy jobs may
+	 * be deferred under model and gnn; both 0 (default): never */
+	double locality_wait_frac;
+	double locality_wait_cap_s;
 } sim_config;
 
 void sim_config_init(sim_config *cfg);
@@ -87,6 +91,9 @@ typedef struct sim_metrics {
 	 * groups, the largest groups first */
 	double bound_cross_leaf_bytes_heavy, bound_cross_group_bytes_heavy;
 	long bound_multi_group_heavy; /* heavy jobs that need > 1 group even then */
+	long deferrals;         /* decisions that deferred a job for locality */
+	int deferred_jobs;      /* jobs deferred at least once */
+	double mean_defer_s;    /* of those: mean time from first deferral to start */
 } sim_metrics;
 
 /* Replay `trace` (hosts per job already mapped) on cluster `c` under
