@@ -336,7 +336,7 @@ if [[ -z "$report" ]]; then
 fi
 
 # ---- report ------------------------------------------------------------------
-val() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+val() { [[ -f "$1" ]] || return 0; awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0 || a == "") print "null"; else printf "%.3f", a / b }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "null"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -345,7 +345,10 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "null"; else if (N
 for (( k = 1; k <= slices; k++ )); do
     for (( r = 1; r <= replicates; r++ )); do
         d="$work/s$k/r$r"
-        [[ -f "$d/tree/sdiag.txt" && -f "$d/topognn/sdiag.txt" ]] || die "$d: a run is missing"
+        if [[ ! -f "$d/tree/sdiag.txt" || ! -f "$d/topognn/sdiag.txt" ]]; then
+            say "$d: a run is missing (interrupted?): pair left out"
+            continue
+        fi
         analyze "$d/tree" "$work/s$k/schedule.txt" --agreement
         analyze "$d/topognn" "$work/s$k/schedule.txt"
         for m in "${METRICS[@]}"; do
@@ -373,8 +376,9 @@ if (( json )); then
         done
         printf '}'
     }
-    printf '{"slices": %d, "replicates": %d, "factor": %d, "span_s": %d, "median_ratio": {' \
-        "$slices" "$replicates" "$factor" "$span"
+    printf '{"slices": %d, "replicates": %d, "pairs": %d, "factor": %d, "span_s": %d, "median_ratio": {' \
+        "$slices" "$replicates" "$(awk '$3 == "cross_group_bytes_heavy"' "$work/ratios.txt" | wc -l)" \
+        "$factor" "$span"
     sep=""
     for m in "${METRICS[@]}"; do
         printf '%s"%s": %s' "$sep" "$m" "$(ratios_of "$m" | median)"
@@ -424,6 +428,7 @@ else
         for (( r = 1; r <= replicates; r++ )); do
             for name in tree topognn; do
                 f="$work/s$k/r$r/$name/metrics.txt"
+                [[ -f "$f" ]] || continue
                 printf '  rep%d %-8s jobs %s heavy %s multi-group %s wait %s s main %s us bf %s us drained %s late %s\n' \
                     "$r" "$name" "$(val "$f" jobs)" "$(val "$f" heavy_jobs)" \
                     "$(val "$f" heavy_jobs_multi_group)" "$(val "$f" mean_wait_s)" \
@@ -437,7 +442,7 @@ else
             done
         done
     done
-    printf '\nmedian over all %d pairs (topognn/tree):\n' $(( slices * replicates ))
+    printf '\nmedian over all %d pairs (topognn/tree):\n' "$(ratios_of cross_group_bytes_heavy | wc -l)"
     for m in "${METRICS[@]}"; do
         printf '  %-26s %s\n' "$m" "$(ratios_of "$m" | median)"
     done
