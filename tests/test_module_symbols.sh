@@ -24,9 +24,9 @@ trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/check.sh"
 
 nm "$ctld" | awk '{ print $NF }' | sort -u > "$tmp/ctld.all"
-nm -D "$ctld" | awk '{ print $NF }' | sort -u > "$tmp/ctld.dyn"
+nm -D --defined-only "$ctld" | awk '{ print $NF }' | sort -u > "$tmp/ctld.dyn"
 nm "$spank" | awk '{ print $NF }' | sort -u > "$tmp/spank.all"
-nm -D "$spank" | awk '{ print $NF }' | sort -u > "$tmp/spank.dyn"
+nm -D --defined-only "$spank" | awk '{ print $NF }' | sort -u > "$tmp/spank.dyn"
 ldd "$ctld" > "$tmp/ctld.ldd" 2>&1
 ldd "$spank" > "$tmp/spank.ldd" 2>&1
 

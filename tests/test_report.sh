@@ -102,8 +102,8 @@ check "whatif allocates nothing (the log is untouched)" cmp -s "$tmp/part.log" "
 "$tool" --decisions "$tmp/d.log" $G --json history --export "$tmp/s.json" > "$tmp/h.json"
 check "history: 100 decisions, 69 heavy, 15 over groups" \
 	eq "$(jq_py "$tmp/h.json" 'd["decisions"], d["heavy_jobs"], d["heavy_spanning_groups"]')" "(100, 69, 15)"
-check "history: 98 of 100 agree with the tree baseline" \
-	eq "$(jq_py "$tmp/h.json" 'd["shadow_agree"], d["shadow_decisions"]')" "(98, 100)"
+check "history: 97 of 100 agree with the tree baseline (class-aware packing moves one light job off tree's best fit)" \
+	eq "$(jq_py "$tmp/h.json" 'd["shadow_agree"], d["shadow_decisions"]')" "(97, 100)"
 check "history: 100 samples exported" eq "$(jq_py "$tmp/h.json" 'd["exported_samples"]')" 100
 check "export: topognn-samples v1, 100 graphs; the first of 48 vertices (8 host types, 40 switches)" \
 	eq "$(jq_py "$tmp/s.json" 'd["format"], d["version"], len(d["graphs"]), d["graphs"][0]["n_vertices"]')" \
