@@ -84,10 +84,10 @@ static int path_fmt(char *buf, size_t len, topo_error *err, const char *fmt, ...
  * missing, a directory, unreadable or too large; *missing is set (if not
  * NULL) when it does not exist.
  */
+static char *read_fd(int fd, const char *path, size_t *len_out, topo_error *err);
+
 static char *read_all(const char *path, size_t *len_out, int *missing, topo_error *err)
 {
-	size_t cap = 4096, len = 0;
-	char *buf;
 	int fd;
 
 	if (missing)
@@ -99,6 +99,58 @@ static char *read_all(const char *path, size_t *len_out, int *missing, topo_erro
 		topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
 		return NULL;
 	}
+	return read_fd(fd, path, len_out, err);
+}
+
+/* Is a file ours to trust: a regular file (a directory when `dir`) owned by
+ * us (root in production) that neither group nor others may write? */
+static int trusted_stat(const struct stat *st, int dir, const char *path, topo_error *err)
+{
+	if ((dir ? S_ISDIR(st->st_mode) : S_ISREG(st->st_mode)) && st->st_uid == geteuid() &&
+	    !(st->st_mode & (S_IWGRP | S_IWOTH)))
+		return 0;
+	topo_error_set(err, path, 0,
+		       "not trusted: want a %s owned by uid %u, not writable by group or others (it is uid %u, mode %04o); ignored",
+		       dir ? "directory" : "regular file", (unsigned)geteuid(),
+		       (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777));
+	return -1;
+}
+
+static int trusted_fd(int fd, const char *path, topo_error *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		topo_error_set(err, path, 0, "cannot stat: %s", strerror(errno));
+		return -1;
+	}
+	return trusted_stat(&st, 0, path, err);
+}
+
+/* Read one of our own files (state): never through a symlink, and only when
+ * trusted_fd() accepts it. */
+static char *read_owned(const char *path, topo_error *err)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		topo_error_set(err, path, 0, "cannot open%s: %s",
+			       errno == ELOOP ? " (a symlink; ignored)" : "", strerror(errno));
+		return NULL;
+	}
+	if (trusted_fd(fd, path, err) < 0) {
+		close(fd);
+		return NULL;
+	}
+	return read_fd(fd, path, NULL, err);
+}
+
+/* Read fd to EOF into a NUL-terminated buffer; closes fd. */
+static char *read_fd(int fd, const char *path, size_t *len_out, topo_error *err)
+{
+	size_t cap = 4096, len = 0;
+	char *buf;
+
 	buf = malloc(cap);
 	if (!buf) {
 		close(fd);
@@ -1020,16 +1072,34 @@ static saved_file *saved_list_add(saved_list *l)
 	return &l->v[l->n++];
 }
 
-static int valid_job_id(const char *id)
+int bind_name_ok(const char *name)
 {
-	size_t n = id ? strlen(id) : 0;
+	size_t n = name ? strlen(name) : 0;
 
-	if (n == 0 || n > 64 || id[0] == '.')
+	if (n == 0 || n > 64 || name[0] == '.')
 		return 0;
 	for (size_t i = 0; i < n; i++)
-		if (!isalnum((unsigned char)id[i]) && !strchr("._-", id[i]))
+		if (!isalnum((unsigned char)name[i]) && !strchr("._-", name[i]))
 			return 0;
-	return 1;
+	return strstr(name, "..") == NULL;
+}
+
+static int valid_job_id(const char *id)
+{
+	return bind_name_ok(id);
+}
+
+/* The state directory must be ours (trusted_stat), else anyone could plant
+ * or swap state. */
+static int state_dir_ok(const char *dir, topo_error *err)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0) {
+		topo_error_set(err, dir, 0, "state directory: %s", strerror(errno));
+		return -1;
+	}
+	return trusted_stat(&st, 1, dir, err);
 }
 
 static int state_path(char *buf, size_t len, const char *dir, const char *job_id, topo_error *err)
@@ -1117,7 +1187,8 @@ static char *state_text(const char *job_id, const saved_list *l)
 	return buf;
 }
 
-/* Write the state file durably: temp file, fsync, rename, fsync of the directory. */
+/* Write the state file durably: a new temp file (mkostemp), fsync, rename
+ * (which replaces a name, never follows it), fsync of the directory. */
 static int state_write(const char *dir, const char *path, const char *job_id, const saved_list *l,
 		       topo_error *err)
 {
@@ -1131,11 +1202,12 @@ static int state_write(const char *dir, const char *path, const char *job_id, co
 		return -1;
 	}
 	len = strlen(text);
-	if (path_fmt(tmp, sizeof(tmp), err, "%s.tmp", path)) {
+	if (path_fmt(tmp, sizeof(tmp), err, "%s.tmp.XXXXXX", path)) {
 		free(text);
 		return -1;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	/* mkstemp: a new name, O_CREAT|O_EXCL (never a planted file or symlink), mode 0600 */
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		topo_error_set(err, tmp, 0, "cannot create the state file: %s", strerror(errno));
 		free(text);
@@ -1217,7 +1289,7 @@ static int state_parse_save(saved_list *l, char *p, const char *src, int line, t
 static int state_read(const char *path, const char *job_id, char *job_out, size_t job_len,
 		      saved_list *l, topo_error *err)
 {
-	char *text = read_all(path, NULL, NULL, err), *p, *next;
+	char *text = read_owned(path, err), *p, *next;
 	int line = 0, have_magic = 0, have_job = 0, ended = 0;
 
 	if (!text)
@@ -1296,7 +1368,23 @@ static void current_text(const char *path, char *out, size_t len)
 	free(text);
 }
 
-/* Write every saved file of a state file back; keep going past failures. */
+/* Is `irq` one of adapter `hca`'s IRQs on this node, as bind_irq_load reads them? */
+static int irq_of_adapter(const bind_roots *roots, const char *hca, int irq)
+{
+	bind_nic_req req = { hca, NULL };
+	topo_error e;
+	bind_irq_set *set = bind_irq_load(roots, &req, 1, &e);
+	int found = 0;
+
+	for (size_t i = 0; set && i < set->nirqs; i++)
+		found |= set->irqs[i].irq == irq;
+	bind_irq_set_free(set);
+	return found;
+}
+
+/* Write every saved file of a state file back; keep going past failures.
+ * Only the smp_affinity_list of an IRQ of the adapter the line names is
+ * ever written: a state file cannot reach any other IRQ or file. */
 static int state_apply(const bind_roots *roots, const char *path, const saved_list *l,
 		       const bind_log *log, topo_error *err)
 {
@@ -1313,6 +1401,13 @@ static int state_apply(const bind_roots *roots, const char *path, const saved_li
 				topo_error_set(err, path, 0,
 					       "saved path %s is not %s; it was not written",
 					       f->path, want);
+			continue;
+		}
+		if (!irq_of_adapter(roots, f->hca, f->irq)) {
+			if (!failed++)
+				topo_error_set(err, path, 0,
+					       "irq %d is not an IRQ of adapter %s on this node; it was not written",
+					       f->irq, f->hca);
 			continue;
 		}
 		current_text(f->path, now, sizeof(now));
@@ -1366,7 +1461,7 @@ int bind_irq_restore(const bind_roots *roots, const char *state_dir, const char 
 		return -1;
 	if (access(path, F_OK) < 0 && errno == ENOENT)
 		return 0;
-	if (check_root(roots, "IRQ restore", err) < 0)
+	if (check_root(roots, "IRQ restore", err) < 0 || state_dir_ok(state_dir, err) < 0)
 		return -1;
 	return state_restore(roots, state_dir, path, job_id, log, err);
 }
@@ -1389,10 +1484,12 @@ int bind_irq_recover(const bind_roots *roots, const char *state_dir, bind_job_ru
 	int n, restored = 0, failed = 0;
 
 	topo_error_clear(err);
+	if (access(state_dir, F_OK) < 0 && errno == ENOENT)
+		return 0;
+	if (state_dir_ok(state_dir, err) < 0)
+		return -1;
 	n = scandir(state_dir, &ents, NULL, alphasort);
 	if (n < 0) {
-		if (errno == ENOENT)
-			return 0;
 		topo_error_set(err, state_dir, 0, "cannot list saved IRQ state: %s", strerror(errno));
 		return -1;
 	}
@@ -1407,7 +1504,8 @@ int bind_irq_recover(const bind_roots *roots, const char *state_dir, bind_job_ru
 			if (!failed++)
 				*err = e;
 		} else if (len > 14 && strncmp(name, "job-", 4) == 0 &&
-			   strcmp(name + len - 10, ".state.tmp") == 0) {
+			   (strcmp(name + len - 10, ".state.tmp") == 0 ||
+			    strstr(name, ".state.tmp."))) {
 			/* a save that never completed: nothing was changed after it */
 			if (unlink(path) == 0)
 				say(log, "removed incomplete saved state %s", path);
@@ -1433,6 +1531,41 @@ int bind_irq_recover(const bind_roots *roots, const char *state_dir, bind_job_ru
 }
 
 /* ---------------------------------------------------------------- enforce */
+
+int bind_enforce_scope(const bind_roots *roots, const char *oversubscribe, char **job_cpus,
+		       char *why, size_t whylen, topo_error *err)
+{
+	char path[PATH_MAX];
+	char *text;
+	bind_cpuset all;
+
+	*job_cpus = NULL;
+	topo_error_clear(err);
+	if (!oversubscribe || strcmp(oversubscribe, "NO") != 0) {
+		snprintf(why, whylen,
+			 "the job may share the node (SLURM_JOB_OVERSUBSCRIBE=%s): IRQs are only audited",
+			 oversubscribe ? oversubscribe : "unset");
+		return 0;
+	}
+	if (path_fmt(path, sizeof(path), err, "%s/devices/system/cpu/online", sys_root(roots)))
+		return -1;
+	text = read_all(path, NULL, NULL, err);
+	if (!text)
+		return -1;
+	bind_cpuset_init(&all);
+	if (bind_cpuset_parse(&all, text, path, 1, err) < 0) {
+		free(text);
+		return -1;
+	}
+	free(text);
+	*job_cpus = bind_cpuset_format(&all);
+	bind_cpuset_free(&all);
+	if (!*job_cpus) {
+		topo_error_set(err, path, 0, "out of memory");
+		return -1;
+	}
+	return 1;
+}
 
 /* Each adapter's candidate cores (see bind_irq_enforce). */
 static int candidates(const bind_irq_set *set, const bind_cpuset *job, const bind_cpuset *hk,
@@ -1612,7 +1745,7 @@ int bind_irq_enforce(const bind_roots *roots, const bind_irq_set *set,
 
 	topo_error_clear(err);
 	if (state_path(spath, sizeof(spath), opts->state_dir, opts->job_id, err) < 0 ||
-	    check_root(roots, "IRQ enforce", err) < 0)
+	    check_root(roots, "IRQ enforce", err) < 0 || state_dir_ok(opts->state_dir, err) < 0)
 		return -1;
 	if (access(spath, F_OK) == 0) {
 		topo_error_set(err, spath, 0,
