@@ -28,8 +28,8 @@
  *  and move IRQs only from the prolog of a job that has the node to itself.
  *
  *  Never fails a job: every problem is logged (slurm_error/slurm_info) and
- *  the callback returns 0. The planning is in topo/bind_plan.c, the IRQ work
- *  in topo/bind_irq.c; docs/node-side.md documents files and formats.
+ *  the callback returns 0. The planning is in topo/node/bind_plan.c, the IRQ work
+ *  in topo/node/bind_irq_*.c; docs/node-side.md documents files and formats.
 \*****************************************************************************/
 
 #define _GNU_SOURCE
