@@ -90,6 +90,8 @@ snapshot() {
       find fake targets -type f -print0 | sort -z | xargs -0 sha256sum ) > "$1" 2>/dev/null
 }
 snapshot "$work/before"
+cp -a "$fake" "$work/fake.pristine"
+cp -a "$targets" "$work/targets.pristine"
 
 report_dir="$TOPOGNN_CLUSTER_DIR/report"
 mkdir -p "$report_dir" && chmod 1777 "$report_dir"   # shared, like /tmp
@@ -112,7 +114,7 @@ mkdir -p "$report_dir" && chmod 1777 "$report_dir"
 
 # The attacker's own directory (nobody owns it, as /tmp/evil in the issue).
 evil="$work/evil"
-runuser -u "$ATTACKER" -- mkdir -m 755 "$evil"
+mkdir -m 755 "$evil" && chown "$ATTACKER" "$evil"
 up=$(printf '../%.0s' $(seq 1 40))      # enough ".." to reach / from any state_dir
 cd /tmp
 
@@ -132,6 +134,15 @@ attacker_srun() {
     else fail "$label: the attacker's job did not run: $(tail -n 3 <<< "$out" | tr '\n' ' ')"; fi
 }
 
+# reset: after a failed check, put the tree and the targets back and remove
+# what root left in the attacker's directory, so each attack counts alone.
+reset() {
+    rm -rf -- "$fake" "$targets"
+    cp -a "$work/fake.pristine" "$fake"
+    cp -a "$work/targets.pristine" "$targets"
+    find "$evil" -mindepth 1 -uid 0 -delete 2>/dev/null || true
+}
+
 # check LABEL [SNAPSHOT]: nothing outside the plugin's own files changed.
 check() {
     local label=$1 ref=${2:-$work/before} rootfiles
@@ -142,10 +153,11 @@ check() {
         pass "$label: fake /proc/irq, /sys and root-owned targets unchanged byte for byte"
     else
         fail "$label: changed: $(diff "$ref" "$work/after" | grep '^[<>]' | head -4 | tr '\n' ' ')"
+        reset
     fi
     rootfiles=$(find "$evil" -mindepth 1 -uid 0 -printf '%f ' 2>/dev/null)
     if [[ -z "$rootfiles" ]]; then pass "$label: no root-owned file in the attacker's directory"
-    else fail "$label: root created in the attacker's directory: $rootfiles"; fi
+    else fail "$label: root created in the attacker's directory: $rootfiles"; reset; fi
 }
 
 next_job_id() { # the id the next submitted job will get
@@ -264,8 +276,10 @@ if grep -q 'topognn: job .*: report written to' "$TOPOGNN_CLUSTER_DIR"/log/slurm
 else
     fail "no 'report written' line in slurmd-n001.log"
 fi
-grep -h 'topognn' "$TOPOGNN_CLUSTER_DIR"/log/slurmd-n00*.log | grep -iE 'refus|reject|not owned|restored from|skipp' \
-    | sed 's/^/    log: /' | sort -u | head -20 || true
+# What the plugin said about the attacks (refusals; restores not from our own state_dir).
+grep -h 'topognn' "$TOPOGNN_CLUSTER_DIR"/log/slurmd-n00*.log \
+    | grep -iE 'refused|not trusted|skipped|restored from' | grep -v "restored from $TOPOGNN_CLUSTER_DIR/irq/n00[12]/" \
+    | sed 's/^\[[^]]*\] *\(\[[^]]*\] *\)\{0,1\}/    log: /' | sort -u | head -12 || true
 
 if "$cluster" stop >/dev/null; then pass "cluster stopped"; else fail "cluster stop"; fi
 finish
