@@ -94,6 +94,7 @@ cp -a "$fake" "$work/fake.pristine"
 cp -a "$targets" "$work/targets.pristine"
 
 report_dir="$TOPOGNN_CLUSTER_DIR/report"
+rm -rf -- "$report_dir" "$TOPOGNN_CLUSTER_DIR/irq"     # job ids start again at 1
 mkdir -p "$report_dir" && chmod 1777 "$report_dir"   # shared, like /tmp
 printf 'required %s hwloc=%s/%%n.xml socket_ifname=eth0 irq=enforce housekeeping=0-1 state_dir=%s/irq/%%n report_dir=%s proc_root=%s/proc sys_root=%s/sys\n' \
     "$plugin" "$etc" "$TOPOGNN_CLUSTER_DIR" "$report_dir" "$fake" "$fake" > "$work/plugstack.conf"
