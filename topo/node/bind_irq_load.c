@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "bind_irq_internal.h"
+#include "topo_num.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -284,13 +285,6 @@ static int add_irq(bind_irq_set *set, size_t nic, int irq, const proc_irq *pi,
 	return 0;
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* The adapter's IRQ numbers: msi_irqs entries, else /proc/interrupts lines naming its PCI address. */
 static int nic_irq_numbers(const char *base, const bind_nic_info *nic, const proc_table *pt,
 			   int **out, size_t *nout, topo_error *err)
@@ -359,7 +353,7 @@ static int nic_irq_numbers(const char *base, const bind_nic_info *nic, const pro
 			v[n++] = pt->v[i].irq;
 		}
 	}
-	qsort(v, n, sizeof(*v), cmp_int);
+	qsort(v, n, sizeof(*v), topo_cmp_int);
 	*out = v;
 	*nout = n;
 	return 0;
