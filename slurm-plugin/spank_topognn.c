@@ -22,9 +22,14 @@
  *    slurm_spank_exit         extern step: restore IRQs
  *    slurm_spank_job_epilog   restore IRQs, remove the job's markers
  *
+ *  Trust (docs/security.md): root callbacks take the node name from their
+ *  own process environment (never the job's), accept only root-owned state
+ *  files, write every file with O_EXCL/O_NOFOLLOW or a fresh mkostemp name,
+ *  and move IRQs only from the prolog of a job that has the node to itself.
+ *
  *  Never fails a job: every problem is logged (slurm_error/slurm_info) and
- *  the callback returns 0. The planning is in topo/bind_plan.c, the IRQ work
- *  in topo/bind_irq.c; docs/node-side.md documents files and formats.
+ *  the callback returns 0. The planning is in topo/node/bind_plan.c, the IRQ work
+ *  in topo/node/bind_irq_*.c; docs/node-side.md documents files and formats.
 \*****************************************************************************/
 
 #define _GNU_SOURCE
@@ -45,7 +50,6 @@
 #include "bind_cpulist.h"
 #include "bind_irq.h"
 #include "bind_plan.h"
-#include "topo_hostlist.h"
 #include "topo_hwloc.h"
 
 SPANK_PLUGIN(topognn, 1);
@@ -236,45 +240,26 @@ static char *expand(const char *pattern, const char *node)
 	return strdup(out);
 }
 
-/* This node's Slurm name: SLURMD_NODENAME (tasks, prolog/epilog), else entry
- * S_JOB_NODEID of the step's node list (a task before its environment is
- * complete). Returns 1 when found, 0 when buf holds the host name instead. */
-static int node_name_of(env_ctx *c, char *buf, size_t len)
+/* This node's Slurm name, from our own process environment: slurmstepd sets
+ * SLURMD_NODENAME in its environment at start, and slurmd sets it in the
+ * prolog's and epilog's. Never from the job's environment (spank_getenv),
+ * which its user controls. Else the host name. Returns 0, or -1 (logged)
+ * when the name is not safe to put into a path (bind_name_ok). */
+static int node_name(char *buf, size_t len)
 {
-	static const char *const lists[] = { "SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST",
-					     "SLURM_NODELIST" };
-	const char *n = raw_getenv(c, "SLURMD_NODENAME");
-	uint32_t id;
+	const char *n = getenv("SLURMD_NODENAME");
 
-	if (n && *n) {
+	if (n && *n)
 		snprintf(buf, len, "%s", n);
-		return 1;
+	else if (gethostname(buf, len - 1) < 0)
+		buf[0] = '\0';
+	buf[len - 1] = '\0';
+	if (!bind_name_ok(buf)) {
+		slurm_error(PREFIX "node name \"%.64s\" is not 1-64 letters, digits, '.', '_', '-' without \"..\": refused, no IRQ work",
+			    buf);
+		return -1;
 	}
-	for (size_t i = 0; c->sp && i < sizeof(lists) / sizeof(lists[0]); i++) {
-		const char *expr = raw_getenv(c, lists[i]);
-		topo_hostlist hl;
-		int found = 0;
-
-		if (!expr || spank_get_item(c->sp, S_JOB_NODEID, &id) != ESPANK_SUCCESS)
-			continue;
-		topo_hostlist_init(&hl);
-		if (topo_hostlist_expand(expr, &hl, lists[i], 0, NULL) == 0 && id < hl.n) {
-			snprintf(buf, len, "%s", hl.names[id]);
-			found = 1;
-		}
-		topo_hostlist_free(&hl);
-		if (found)
-			return 1;
-	}
-	if (gethostname(buf, len) < 0)
-		snprintf(buf, len, "unknown");
 	return 0;
-}
-
-static const char *node_name(env_ctx *c, char *buf, size_t len)
-{
-	node_name_of(c, buf, len);
-	return buf;
 }
 
 /* mkdir -p for our own directories (root-owned, world-readable). */
@@ -314,8 +299,10 @@ static int load_host(topo_graph *g, const char *node, topo_error *err)
 	return host;
 }
 
-/* Plan for the GPUs and plan found in env; NULL (logged) on error. */
-static bind_plan *make_plan(env_ctx *c, const char *node, const char *cores, int ntasks)
+/* Plan for the GPUs and plan found in env and the --topognn-nic value `nic`
+ * (NULL: auto); NULL (logged) on error. */
+static bind_plan *make_plan(env_ctx *c, const char *node, const char *cores, int ntasks,
+			    const char *nic)
 {
 	topo_graph *g = topo_graph_new();
 	bind_policy pol = { conf.socket_ifname, conf.rail_aligned, conf.cpu_bind };
@@ -342,7 +329,7 @@ static bind_plan *make_plan(env_ctx *c, const char *node, const char *cores, int
 	req.gpus = gpus;
 	req.cores = cores;
 	req.plan = plan;
-	req.nic = nic_option;
+	req.nic = nic;
 	req.ntasks = ntasks;
 	req.getenv = user_getenv;
 	req.getenv_ctx = c;
@@ -377,6 +364,23 @@ static void marker_path(char *buf, size_t len, const char *dir, const char *job)
 	snprintf(buf, len, "%s/job-%s.boot", dir, job);
 }
 
+/* A marker we wrote: a regular root-owned file, never through a symlink. */
+static FILE *open_marker(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)) || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 /* A job is running when its marker holds this boot's id. */
 static int job_running(void *ctx, const char *job)
 {
@@ -385,7 +389,7 @@ static int job_running(void *ctx, const char *job)
 	FILE *f;
 
 	marker_path(path, sizeof(path), dir, job);
-	f = fopen(path, "r");
+	f = open_marker(path);
 	if (!f)
 		return 0;
 	if (!fgets(id, sizeof(id), f))
@@ -409,8 +413,9 @@ static bind_roots roots(void)
 	return r;
 }
 
-static void recover_stale(const char *node)
+static void recover_stale(void)
 {
+	char node[256];
 	char *dir;
 	bind_roots r = roots();
 	bind_log log = { log_change, NULL };
@@ -418,7 +423,7 @@ static void recover_stale(const char *node)
 	struct stat st;
 	int n;
 
-	if (conf.irq == IRQ_OFF || geteuid() != 0)
+	if (conf.irq == IRQ_OFF || geteuid() != 0 || node_name(node, sizeof(node)) < 0)
 		return;
 	dir = expand(conf.state_dir, node);
 	if (dir && stat(dir, &st) == 0) {
@@ -447,18 +452,69 @@ static json_t *audit_json(const bind_audit *au)
 	return a;
 }
 
-/* Audit (and enforce) the IRQs of the plan's HCAs; the outcome as JSON. */
-static json_t *irq_work(const bind_plan *p, const char *job, const char *job_cpus,
+/* Enforce for job `job` (the prolog only, see bind_enforce_scope); the outcome
+ * goes into o. */
+static void enforce(json_t *o, const bind_irq_set *set, const char *job, const char *job_cpus,
+		    const char *state_dir)
+{
+	bind_roots r = roots();
+	bind_log log = { log_change, NULL };
+	bind_enforce_opts eo = { job, job_cpus, conf.housekeeping, state_dir };
+	char buf[TOPO_ERROR_TEXT_LEN + TOPO_ERROR_SOURCE_LEN + 32];
+	topo_error err;
+	int n = bind_irq_enforce(&r, set, &eo, &log, &err);
+
+	if (n < 0) {
+		log_error("IRQ enforce", &err);
+		json_object_set_new(o, "status", json_string("error"));
+		json_object_set_new(o, "error",
+				    json_string(topo_error_format(&err, buf, sizeof(buf))));
+	}
+	json_object_set_new(o, "changed", json_integer(n < 0 ? 0 : n));
+}
+
+/* May this caller enforce, and on which CPUs does the job run? Only the
+ * prolog (its environment comes from slurmd, not from the job's user), and
+ * only for a job that has the node to itself. Returns 1 with *cpus set, or 0
+ * with the reason in o ("enforce": "skipped", "why"). */
+static int may_enforce(json_t *o, int prolog, char **cpus)
+{
+	bind_roots r = roots();
+	char why[256], buf[TOPO_ERROR_TEXT_LEN + TOPO_ERROR_SOURCE_LEN + 32];
+	topo_error err;
+	int rc = 0;
+
+	*cpus = NULL;
+	if (!prolog)
+		snprintf(why, sizeof(why),
+			 "enforce runs only in the prolog (no prolog ran: add prep/script to PrEpPlugins)");
+	else if ((rc = bind_enforce_scope(&r, getenv("SLURM_JOB_OVERSUBSCRIBE"), cpus, why,
+					  sizeof(why), &err)) < 0)
+		snprintf(why, sizeof(why), "job CPUs unknown: %s",
+			 topo_error_format(&err, buf, sizeof(buf)));
+	if (rc == 1)
+		return 1;
+	json_object_set_new(o, "enforce", json_string("skipped"));
+	json_object_set_new(o, "why", json_string(why));
+	slurm_info(PREFIX "IRQ enforce skipped: %s", why);
+	return 0;
+}
+
+/* Audit (and, from the prolog of a job that has the node, enforce) the IRQs
+ * of the plan's HCAs; the outcome as JSON. `task_cpus`: the calling task's
+ * CPUs for the audit when not in the prolog. */
+static json_t *irq_work(const bind_plan *p, const char *job, int prolog, const char *task_cpus,
 			const char *state_dir)
 {
 	json_t *o = json_object();
 	bind_roots r = roots();
-	bind_log log = { log_change, NULL };
 	bind_nic_req *req = calloc(p->nhcas ? p->nhcas : 1, sizeof(*req));
 	bind_irq_set *set = NULL;
 	bind_audit au = { 0 };
 	topo_error err;
 	char buf[TOPO_ERROR_TEXT_LEN + TOPO_ERROR_SOURCE_LEN + 32];
+	char *job_cpus = NULL;
+	int enf = 0;
 
 	json_object_set_new(o, "mode", json_string(conf.irq == IRQ_ENFORCE ? "enforce" : "audit"));
 	if (!req || p->nhcas == 0) {
@@ -467,10 +523,12 @@ static json_t *irq_work(const bind_plan *p, const char *job, const char *job_cpu
 		free(req);
 		return o;
 	}
+	if (conf.irq == IRQ_ENFORCE)
+		enf = may_enforce(o, prolog, &job_cpus);
 	for (int i = 0; i < p->nhcas; i++)
 		req[i].name = p->hcas[i].name;
 	set = bind_irq_load(&r, req, p->nhcas, &err);
-	if (!set || bind_irq_audit(set, job_cpus, &au, &err) < 0) {
+	if (!set || bind_irq_audit(set, job_cpus ? job_cpus : task_cpus, &au, &err) < 0) {
 		log_error("IRQ audit", &err);
 		json_object_set_new(o, "status", json_string("error"));
 		json_object_set_new(o, "error",
@@ -481,39 +539,46 @@ static json_t *irq_work(const bind_plan *p, const char *job, const char *job_cpu
 		slurm_info(PREFIX "job %s IRQ %s: %s", job, au.v[i].kind, au.v[i].text);
 	json_object_set_new(o, "status", json_string("ok"));
 	json_object_set_new(o, "findings", audit_json(&au));
-	if (conf.irq == IRQ_ENFORCE) {
-		bind_enforce_opts eo = { job, job_cpus, conf.housekeeping, state_dir };
-		int n = bind_irq_enforce(&r, set, &eo, &log, &err);
-
-		if (n < 0) {
-			log_error("IRQ enforce", &err);
-			json_object_set_new(o, "status", json_string("error"));
-			json_object_set_new(o, "error",
-					    json_string(topo_error_format(&err, buf, sizeof(buf))));
-		}
-		json_object_set_new(o, "changed", json_integer(n < 0 ? 0 : n));
-	}
+	if (enf)
+		enforce(o, set, job, job_cpus, state_dir);
 out:
 	bind_audit_free(&au);
 	bind_irq_set_free(set);
+	free(job_cpus);
 	free(req);
 	return o;
 }
 
-/* Write the report atomically: <report_dir>/job-<id>.<node>.json. */
+/* Write the report atomically: <report_dir>/job-<id>.<node>.json. The
+ * directory may be shared and writable by others, so the temp file is a new
+ * name from mkostemp (O_CREAT|O_EXCL: never a planted file or symlink),
+ * fchmod 0644 on the descriptor, then rename(), which replaces whatever the
+ * name was (a symlink included) without following it. */
 static void write_report(const char *dir, const char *job, const char *node, json_t *rep)
 {
 	char path[4096], tmp[4200];
+	int fd;
 
 	if (make_dirs(dir) < 0) {
 		slurm_error(PREFIX "report directory %s: %s", dir, strerror(errno));
 		return;
 	}
 	snprintf(path, sizeof(path), "%s/job-%s.%s.json", dir, job, node);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid());
-	if (json_dump_file(rep, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 ||
-	    chmod(tmp, 0644) < 0 || rename(tmp, path) < 0) {
-		slurm_error(PREFIX "cannot write report %s: %s", path, strerror(errno));
+	snprintf(tmp, sizeof(tmp), "%s/.job-%s.%s.json.XXXXXX", dir, job, node);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		slurm_error(PREFIX "cannot create a report in %s: %s", dir, strerror(errno));
+		return;
+	}
+	if (fchmod(fd, 0644) < 0 ||
+	    json_dumpfd(rep, fd, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0 || fsync(fd) < 0) {
+		slurm_error(PREFIX "cannot write report %s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		slurm_error(PREFIX "cannot put report %s in place: %s", path, strerror(errno));
 		unlink(tmp);
 		return;
 	}
@@ -522,20 +587,17 @@ static void write_report(const char *dir, const char *job, const char *node, jso
 
 /* The first caller for a job on this node creates its marker and does the
  * IRQ work and the report; later callers return at once. */
-static void job_once(env_ctx *c, const char *job, const char *job_cpus, const char *where)
+static void job_once(env_ctx *c, const char *job, const char *task_cpus, const char *where)
 {
 	char node[256], marker[4096], id[64];
+	int prolog = strcmp(where, "prolog") == 0;
 	char *state_dir = NULL, *report_dir = NULL;
 	bind_plan *p = NULL;
 	json_t *rep = NULL, *pj = NULL;
 	int fd;
 
-	if (!node_name_of(c, node, sizeof(node))) {
-		/* Without the node's Slurm name the per-node files would be wrong. */
-		slurm_debug(PREFIX "job %s: node name unknown in the %s callback; the prolog does the IRQ work",
-			    job, where);
+	if (node_name(node, sizeof(node)) < 0 || !bind_name_ok(job))
 		return;
-	}
 	state_dir = expand(conf.state_dir, node);
 	report_dir = expand(conf.report_dir, node);
 	if (!state_dir || !report_dir || make_dirs(state_dir) < 0) {
@@ -544,7 +606,7 @@ static void job_once(env_ctx *c, const char *job, const char *job_cpus, const ch
 		goto out;
 	}
 	marker_path(marker, sizeof(marker), state_dir, job);
-	fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		if (errno != EEXIST)
 			slurm_error(PREFIX "marker %s: %s", marker, strerror(errno));
@@ -555,7 +617,7 @@ static void job_once(env_ctx *c, const char *job, const char *job_cpus, const ch
 		slurm_error(PREFIX "marker %s: %s", marker, strerror(errno));
 	close(fd);
 
-	p = make_plan(c, node, NULL, 0);
+	p = make_plan(c, node, NULL, 0, NULL); /* root's work: never the user's --topognn-nic */
 	rep = json_object();
 	json_object_set_new(rep, "job_id", json_string(job));
 	json_object_set_new(rep, "node", json_string(node));
@@ -568,7 +630,7 @@ static void job_once(env_ctx *c, const char *job, const char *job_cpus, const ch
 	else
 		json_object_set_new(rep, "plan", json_null());
 	if (conf.irq != IRQ_OFF && p)
-		json_object_set_new(rep, "irq", irq_work(p, job, job_cpus, state_dir));
+		json_object_set_new(rep, "irq", irq_work(p, job, prolog, task_cpus, state_dir));
 	else
 		json_object_set_new(rep, "irq", json_pack("{s:s, s:s}", "mode",
 							  conf.irq == IRQ_OFF ? "off" : "audit",
@@ -581,15 +643,16 @@ out:
 	free(report_dir);
 }
 
-static void job_end(const char *node, const char *job)
+static void job_end(const char *job)
 {
-	char *dir = expand(conf.state_dir, node);
-	char marker[4096];
+	char node[256], marker[4096];
+	char *dir;
 	bind_roots r = roots();
 	bind_log log = { log_change, NULL };
 	topo_error err;
 
-	if (!dir)
+	if (node_name(node, sizeof(node)) < 0 || !bind_name_ok(job) ||
+	    !(dir = expand(conf.state_dir, node)))
 		return;
 	if (conf.irq == IRQ_ENFORCE && geteuid() == 0 &&
 	    bind_irq_restore(&r, dir, job, &log, &err) < 0)
@@ -628,29 +691,16 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	}
 	if (ctx == S_CTX_REMOTE || ctx == S_CTX_JOB_SCRIPT || ctx == S_CTX_SLURMD)
 		parse_args(ac, av);
-	if (ctx == S_CTX_REMOTE) {
-		env_ctx *c = calloc(1, sizeof(*c));
-		char node[256];
-
-		if (c) {
-			c->sp = sp;
-			recover_stale(node_name(c, node, sizeof(node)));
-			free(c);
-		}
-	}
+	if (ctx == S_CTX_REMOTE)
+		recover_stale();
 	return 0;
 }
 
 int slurm_spank_slurmd_init(spank_t sp, int ac, char **av)
 {
-	char node[256];
-	env_ctx *c = calloc(1, sizeof(*c));
-
 	(void)sp;
 	parse_args(ac, av);
-	if (c)
-		recover_stale(node_name(c, node, sizeof(node)));
-	free(c);
+	recover_stale();
 	return 0;
 }
 
@@ -751,13 +801,16 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (!c)
 		return 0;
 	c->sp = sp;
-	node_name(c, node, sizeof(node));
+	if (node_name(node, sizeof(node)) < 0) {
+		free(c);
+		return 0;
+	}
 	if (conf.cpu_bind) {
 		cpus = current_cpus();
 		if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS)
 			ntasks = 0;
 	}
-	p = make_plan(c, node, cpus, (int)ntasks);
+	p = make_plan(c, node, cpus, (int)ntasks, nic_option);
 	for (int i = 0; p && i < p->nenv; i++) {
 		const bind_plan_env *e = &p->env[i];
 
@@ -784,32 +837,24 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	uint32_t step = 0;
-	char job[32], node[256];
-	env_ctx *c;
+	char job[32];
 
 	if (!spank_remote(sp))
 		return 0;
 	parse_args(ac, av);
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return 0;
-	c->sp = sp;
 	/* The extern step ends with the job on every node (PrologFlags=contain). */
 	if (spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS &&
 	    step == SLURM_EXTERN_CONT && job_id_of(sp, job, sizeof(job)) == 0)
-		job_end(node_name(c, node, sizeof(node)), job);
-	free(c);
+		job_end(job);
 	return 0;
 }
 
 int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 {
-	char job[32], node[256];
-	env_ctx *c = calloc(1, sizeof(*c));
+	char job[32];
 
 	parse_args(ac, av);
-	if (c && job_id_of(sp, job, sizeof(job)) == 0)
-		job_end(node_name(c, node, sizeof(node)), job);
-	free(c);
+	if (job_id_of(sp, job, sizeof(job)) == 0)
+		job_end(job);
 	return 0;
 }

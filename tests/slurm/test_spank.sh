@@ -11,8 +11,10 @@
 #   - a user-set NCCL_IB_HCA is preserved (UCX_NET_DEVICES still planned);
 #   - --topognn-nic=none sets no HCA variable, --topognn-nic=mlx5_3 gives =mlx5_3:1;
 #   - TOPOGNN_PLAN=rail=1 moves GPU 0 to mlx5_1;
-#   - the job's report JSON lists the shared-core findings; enforce changed the
-#     fake IRQ affinities during the job and the epilog restored them byte for byte.
+#   - the job's report JSON lists the shared-core findings; enforce (the prolog of
+#     an exclusive job, whose CPUs are all of the node's: housekeeping=0-1) put
+#     mlx5_0's IRQs on core 0 and mlx5_1's on core 1 during the job, and the
+#     epilog restored every file byte for byte.
 #
 # Needs root, the Slurm from scripts/build-slurm.sh and a build configured with
 # --with-slurm-source (TOPOGNN_BUILD_DIR, default <repo>/_build/default as scripts/test.sh builds it). Only one cluster may run
@@ -23,6 +25,8 @@ set -euo pipefail
 script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
 repo_root=$(cd -- "$script_dir/../.." && pwd)
 cluster="$script_dir/cluster.sh"
+# shellcheck source=tests/slurm/spank_fake.sh
+source "$script_dir/spank_fake.sh"
 build_dir=${TOPOGNN_BUILD_DIR:-$repo_root/_build/default}
 plugin="$build_dir/slurm-plugin/.libs/spank_topognn.so"
 fixtures=${FIXTURES_DIR:-$repo_root/tests/fixtures}
@@ -60,32 +64,12 @@ cp -- "$fixtures/hwloc/hwloc-test-2n8c2t-pci-cuda-mlx5.xml" "$work/n002.xml"
 
 # The fake tree: mlx5_0..3 at Lassen's PCI addresses, IRQs 40..47 all on CPU 0.
 fake="$work/fake"
-mkdir -p "$fake/proc" "$fake/sys/class/infiniband"
-{
-    printf '           CPU0       CPU1       CPU2       CPU3\n'
-    irq=40
-    for h in 0 1 2 3; do
-        case $h in 0) pci=0003:01:00.0 ;; 1) pci=0003:01:00.1 ;; 2) pci=0033:01:00.0 ;; 3) pci=0033:01:00.1 ;; esac
-        dev="$fake/sys/devices/pci/$pci"
-        mkdir -p "$dev/msi_irqs"
-        (( h < 2 )) && { echo 0 > "$dev/numa_node"; echo 0-1 > "$dev/local_cpulist"; } \
-                    || { echo 8 > "$dev/numa_node"; echo 2-3 > "$dev/local_cpulist"; }
-        mkdir -p "$fake/sys/class/infiniband/mlx5_$h"
-        ln -s "$dev" "$fake/sys/class/infiniband/mlx5_$h/device"
-        for k in 0 1; do
-            echo msix > "$dev/msi_irqs/$irq"
-            mkdir -p "$fake/proc/irq/$irq"
-            echo 0 > "$fake/proc/irq/$irq/smp_affinity_list"
-            printf '%4d: %10d %10d %10d %10d  PCI-MSI-edge  mlx5_comp%d@pci:%s\n' \
-                "$irq" 100 0 0 0 "$k" "$pci"
-            irq=$(( irq + 1 ))
-        done
-    done
-} > "$fake/proc/interrupts"
+spank_fake_tree "$fake"
 cp -a "$fake/proc/irq" "$work/irq.orig"
 
 report_dir="$TOPOGNN_CLUSTER_DIR/report"
-printf 'required %s hwloc=%s/%%n.xml socket_ifname=eth0 irq=enforce state_dir=%s/irq/%%n report_dir=%s proc_root=%s/proc sys_root=%s/sys\n' \
+rm -rf -- "$report_dir" "$TOPOGNN_CLUSTER_DIR/irq"     # job ids start again at 1
+printf 'required %s hwloc=%s/%%n.xml socket_ifname=eth0 irq=enforce housekeeping=0-1 state_dir=%s/irq/%%n report_dir=%s proc_root=%s/proc sys_root=%s/sys\n' \
     "$plugin" "$etc" "$TOPOGNN_CLUSTER_DIR" "$report_dir" "$fake" "$fake" > "$work/plugstack.conf"
 printf 'PlugStackConfig=%s/plugstack.conf\n' "$etc" > "$work/extra.conf"
 export TOPOGNN_CLUSTER_EXTRA_FILES="$work/n001.xml:$work/n002.xml:$work/plugstack.conf"
@@ -93,16 +77,7 @@ export TOPOGNN_CLUSTER_EXTRA_CONF="$work/extra.conf"
 
 eval "$("$cluster" env)"
 started=0
-for (( try = 1; try <= START_TRIES; try++ )); do
-    if out=$("$cluster" start 2>&1); then started=1; break; fi
-    if grep -q 'other Slurm daemons run' <<< "$out"; then
-        echo "another cluster runs; waiting (try $try of $START_TRIES)"
-        sleep 60
-    else
-        printf '%s\n' "$out" | tail -n 30
-        break
-    fi
-done
+spank_start_cluster "$cluster" "$START_TRIES" && started=1
 if (( started )); then
     pass "cluster started with PlugStackConfig (2 nodes)"
 else
@@ -168,11 +143,7 @@ fi
 out=$(timeout 60 srun -N1 -n1 -w n001 --export=ALL,CUDA_VISIBLE_DEVICES=0 \
       cat "$fake/proc/irq/40/smp_affinity_list" "$fake/proc/irq/42/smp_affinity_list" 2>&1 || true)
 during=$(tr '\n' ' ' <<< "$out")
-if [[ "$during" != "0 0 " && "$during" =~ ^[0-3]\ [0-3]\ $ ]]; then
-    pass "during the job IRQs 40,42 fire on: $during"
-else
-    fail "during the job IRQs 40,42 affinities: '$during' (want spread off core 0)"
-fi
+expect "during the job IRQs 40 (mlx5_0), 42 (mlx5_1) on housekeeping cores" "$during" "0 1 "
 "$cluster" wait-idle >/dev/null 2>&1 || true
 if diff -r "$work/irq.orig" "$fake/proc/irq" >/dev/null; then
     pass "after the jobs every fake smp_affinity_list is back byte for byte"

@@ -17,11 +17,18 @@
  *   <proc>/irq/<N>/effective_affinity_list            where it really fires
  *
  * Enforce saves every file it will change, byte for byte, into
- * <state_dir>/job-<id>.state (temp file, fsync, rename, fsync of the
- * directory) before it writes anything; bind_irq_restore() puts the bytes
+ * <state_dir>/job-<id>.state (a new temp file from mkostemp, fsync, rename,
+ * fsync of the directory) before it writes anything; bind_irq_restore() puts the bytes
  * back at job end and bind_irq_recover() does it at the next start for jobs
  * that are gone (a node that crashed mid-job). Files are written with
- * open/write/close, never through a shell. Nothing here prints: changes go
+ * open/write/close, never through a shell.
+ *
+ * Trust: the state directory must be owned by the caller (root) and not
+ * writable by group or others; a state file is read only when it is a
+ * regular file (opened O_NOFOLLOW) with the same owner and no group/other
+ * write bit; and a restore writes only <proc>/irq/N/smp_affinity_list of an
+ * IRQ N that belongs to the adapter the saved line names. A planted, foreign
+ * or symlinked state file is refused with an error naming it. Nothing here prints: changes go
  * to the caller's log callback, errors to topo_error.
  */
 #ifndef BIND_IRQ_H
@@ -127,6 +134,28 @@ int bind_irq_audit(const bind_irq_set *set, const char *job_cpus, bind_audit *ou
 		   topo_error *err);
 
 void bind_audit_free(bind_audit *a);
+
+/*
+ * A name root may put into a path: 1-64 letters, digits, '.', '_', '-', not
+ * starting with '.', no "..", so never '/' (job ids, Slurm node names).
+ * Returns 1 if `name` is one.
+ */
+int bind_name_ok(const char *name);
+
+/*
+ * May the prolog enforce for this job, and which CPUs are the job's? Only a
+ * job that has the node to itself may: `oversubscribe` is Slurm's
+ * SLURM_JOB_OVERSUBSCRIBE from the prolog environment, which slurmd builds
+ * from the signed job credential ("NO": --exclusive or an
+ * OverSubscribe=EXCLUSIVE partition). Then no other job's HCA or cores are
+ * on the node, and the job's CPUs are all online CPUs
+ * (<sys>/devices/system/cpu/online): enforce moves IRQs only to housekeeping
+ * cores. Returns 1 with *job_cpus (malloc'd CPU list), 0 with `why` (a
+ * sentence) when enforce must not run, or -1 with err filled (the online
+ * list is unreadable or malformed).
+ */
+int bind_enforce_scope(const bind_roots *roots, const char *oversubscribe, char **job_cpus,
+		       char *why, size_t whylen, topo_error *err);
 
 /* What enforce may use. */
 typedef struct bind_enforce_opts {
