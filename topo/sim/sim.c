@@ -225,10 +225,8 @@ static int start_job(sim *s, int idx, const int *hosts, topo_error *err)
 	if (j->heavy) {
 		if (sim_net_ring(s->net, j->hosts, j->nh, &j->fl))
 			goto oom;
-		if (j->fl.rails > 0 && j->nh > 1)
-			j->bytes_per_flow = 2.0 * (j->nh - 1) / j->nh * j->comm.bytes_per_iter /
-					    j->fl.rails;
-		j->t_ideal = j->bytes_per_flow * 8.0 / (j->fl.cable_gbps * 1e9);
+		sim_ring_cost(&j->fl, j->nh, j->comm.bytes_per_iter, &j->bytes_per_flow,
+			      &j->t_ideal);
 		s->net_dirty = 1;
 	}
 	hosts_take(s, j, +1);
@@ -672,10 +670,13 @@ static int collect(sim *s, sim_metrics *m)
 	double *slow = calloc((size_t)s->nj + 1, sizeof(double));
 	double sw = 0, ss = 0, last = 0;
 	long nw = 0, ns = 0;
+	int oom = 0;
+	sim_bound *bound = sim_bound_new(s->c, s->net);
 
-	if (!wait || !slow) {
+	if (!wait || !slow || !bound) {
 		free(wait);
 		free(slow);
+		sim_bound_free(bound);
 		return -1;
 	}
 	memset(m, 0, sizeof(*m));
@@ -705,7 +706,8 @@ static int collect(sim *s, sim_metrics *m)
 		m->heavy_jobs++;
 		slow[ns] = (j->end - j->start) / j->base;
 		ss += slow[ns++];
-		iters = j->base / (j->comm.compute_s_per_iter + j->t_ideal);
+		iters = sim_life_iters(&j->comm, j->base, j->t_ideal);
+		oom |= sim_bound_account(bound, j->hosts, j->nh, &j->comm, j->base, m);
 		m->total_bytes_heavy += iters * j->bytes_per_flow * j->fl.flows;
 		m->cross_leaf_bytes_heavy += iters * j->bytes_per_flow * j->fl.cross_leaf;
 		m->cross_group_bytes_heavy += iters * j->bytes_per_flow * j->fl.cross_group;
@@ -732,7 +734,8 @@ static int collect(sim *s, sim_metrics *m)
 	m->refreshes = s->nref;
 	free(wait);
 	free(slow);
-	return 0;
+	sim_bound_free(bound);
+	return oom ? -1 : 0;
 }
 
 /* ---- training: re-run a decision with each candidate ------------------------- */
