@@ -231,6 +231,8 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 	place_config_init(&cfg);
 	cfg.candidates = ctx->conf.candidates;
 	cfg.frag_weight = ctx->conf.frag_weight;
+	cfg.locality_wait_frac = ctx->conf.locality_wait_frac;
+	cfg.locality_wait_cap_s = ctx->conf.locality_wait_cap_s;
 	cfg.model_path = ctx->conf.model_file;
 	if (!(ctx->engine = place_engine_new(ctx->cluster, &cfg, &err))) {
 		_log_topo_error(ctx->conf.model_file ? "ModelFile" : "engine",
