@@ -113,6 +113,7 @@ typedef struct {
 
 	/* Scratch for eval: preallocated so an evaluation allocates little. */
 	uint8_t *allowed;
+	uint8_t *eligible;	/* host_cnt: in the job's partition, not excluded */
 	int *required;
 	int *order;		/* node_cnt: Slurm nodes in trial order */
 	uint8_t *group_used;	/* group_cnt + 1 */

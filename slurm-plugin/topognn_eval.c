@@ -71,9 +71,22 @@ static int _max_groups(job_record_t *job_ptr)
  * wait4switch_start, set when the engine first defers the job; a job that
  * asked for --switches keeps Slurm's own rule and is never deferred.
  */
-static void _locality_fields(job_record_t *job_ptr, place_request *req)
+static void _locality_fields(topognn_ctx_t *ctx, job_record_t *job_ptr,
+			     place_request *req)
 {
 	time_t now = time(NULL);
+	bitstr_t *part = job_ptr->part_ptr ? job_ptr->part_ptr->node_bitmap : NULL;
+	bitstr_t *exc = job_ptr->details->exc_node_bitmap;
+
+	/* what it could use once busy nodes free: its partition, not -x */
+	for (int i = 0; i < ctx->node_cnt; i++) {
+		int h = ctx->node_host[i];
+
+		if (h >= 0)
+			ctx->eligible[h] = (!part || bit_test(part, i)) &&
+					   (!exc || !bit_test(exc, i));
+	}
+	req->eligible = ctx->eligible;
 
 	req->now_s = (double) now;
 	if (job_ptr->time_limit && job_ptr->time_limit != NO_VAL &&
@@ -141,7 +154,7 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 		req->nrequired = n;
 	}
 	topognn_classify(&ctx->conf, job_ptr, nodes, &req->comm, NULL);
-	_locality_fields(job_ptr, req);
+	_locality_fields(ctx, job_ptr, req);
 	return 0;
 }
 
