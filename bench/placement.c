@@ -21,6 +21,11 @@
  *
  *   placement [--quick] [--json] [--seeds N] [--scenario K] [--model FILE]
  *             [--jobs1 N] [--jobs2 N] [--jobs3 N] [--policies LIST]
+ *             [--locality-wait FRAC[,CAP]]
+ *
+ * --locality-wait: heavy jobs under model and gnn may wait for locality
+ * (docs/job-classes.md; topognn.conf's LocalityWait, default there 0.5,4h);
+ * without it nobody waits, as in topognn-sim.
  *
  * Job counts are bounded so that the full matrix (3 scenarios x 5 seeds x
  * tree, model, gnn) takes about 10 minutes on this project's shared 2-core
@@ -78,6 +83,7 @@ typedef struct opts {
 	int quick, json, seeds, only;
 	int jobs[3];
 	const char *policies, *model;
+	double wait_frac, wait_cap_s; /* --locality-wait; 0: none */
 } opts;
 
 /* One scenario's runs: m[seed][policy]. */
@@ -197,6 +203,8 @@ static int run_scenario(const scenario *sc, const opts *o, const topo_comm_profi
 			cfg.profiles = prof;
 			cfg.nprofiles = nprof;
 			cfg.model_path = o->model;
+			cfg.locality_wait_frac = o->wait_frac;
+			cfg.locality_wait_cap_s = o->wait_cap_s;
 			if (isatty(STDERR_FILENO))
 				fprintf(stderr, "\r%s: seed %d/%d %-10s", sc->name, s + 1, o->seeds,
 					r->names[p]);
@@ -349,6 +357,15 @@ static int parse_opts(int argc, char **argv, opts *o)
 			o->seeds = atoi(v);
 		else if (strcmp(a, "--scenario") == 0 && atoi(v) >= 1 && atoi(v) <= 3)
 			o->only = atoi(v);
+		else if (strcmp(a, "--locality-wait") == 0) {
+			char why[256];
+
+			if (place_locality_wait_parse(v, &o->wait_frac, &o->wait_cap_s, why,
+						      sizeof(why))) {
+				fprintf(stderr, "placement: --locality-wait: %s\n", why);
+				return -1;
+			}
+		}
 		else if (strncmp(a, "--jobs", 6) == 0 && a[6] >= '1' && a[6] <= '3' && !a[7] &&
 			 atoi(v) >= 1)
 			o->jobs[a[6] - '1'] = atoi(v);
@@ -366,7 +383,7 @@ static int parse_opts(int argc, char **argv, opts *o)
 usage:
 	fprintf(stderr, "usage: placement [--quick] [--json] [--seeds N (1-%d)] [--scenario 1-3] "
 			"[--model FILE]\n                 [--jobs1 N] [--jobs2 N] [--jobs3 N] "
-			"[--policies LIST]\n", MAX_SEEDS);
+			"[--policies LIST] [--locality-wait FRAC[,CAP]]\n", MAX_SEEDS);
 	return -1;
 }
 
@@ -417,6 +434,8 @@ int main(int argc, char **argv)
 	if (o.json) {
 		json_object_set_new(root, "seeds", json_integer(o.seeds));
 		json_object_set_new(root, "model", json_string(o.model));
+		json_object_set_new(root, "locality_wait_frac", json_real(o.wait_frac));
+		json_object_set_new(root, "locality_wait_cap_s", json_real(o.wait_cap_s));
 		json_object_set_new(root, "scenarios", arr);
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		putchar('\n');

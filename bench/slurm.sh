@@ -11,7 +11,7 @@
 #      starts at the log's job skip + k x stride; every slice is compressed
 #      by the same factor F (default 1000: 1,000 s of the log in 1 s, so the
 #      offered load stays the log's) and holds the jobs submitted within the
-#      first S seconds of compressed time (default 80); processors map to
+#      first S seconds of compressed time (default 60); processors map to
 #      nodes as ceil(procs x 32 / 100); runs capped at R s (default 60);
 #   3. for each slice, N replicates; each replicate runs tree and topognn on
 #      a fresh 32-slurmd cluster (tests/slurm/cluster.sh), alternating which
@@ -21,8 +21,9 @@
 #      slice ahead of time with `sbatch --begin=T0+floor(submit_s)` (T0 a
 #      start barrier far enough ahead for all submissions), so the job's
 #      eligibility times are exact and the same in every run instead of
-#      depending on when a loaded shell got to each sbatch; at T0 reset
-#      sdiag; after the last begin time wait until the queue is empty
+#      depending on when a loaded shell got to each sbatch (both clusters
+#      add sched_interval=1, so that the main scheduler, not only backfill,
+#      sees jobs as they become eligible); at T0 reset sdiag; after the last begin time wait until the queue is empty
 #      (bounded), save sdiag, the jobcomp records and slurmctld.log, stop;
 #        sbatch --exclusive -N n --time=limit -J heavy-<id>|none-<id> \
 #               --comment comm=heavy|none --begin=... --wrap "sleep s"
@@ -82,7 +83,7 @@ readonly FABRIC="groups=4,hosts=8,rails=2,spines=2,prefix=n,digits=3"
 readonly METRICS=(cross_group_bytes_heavy heavy_jobs_multi_group mean_wait_s
                   sched_cycle_mean_us bf_cycle_mean_us)
 
-json=0 slices=1 replicates=1 skip=0 stride=5000 factor=1000 span=80 jobs=400
+json=0 slices=1 replicates=1 skip=0 stride=5000 factor=1000 span=60 jobs=400
 max_runtime=60 out="" report=""
 trace="$repo_root/examples/traces/KTH-SP2-1996-2.1-cln.swf.gz"
 usage() {
@@ -153,7 +154,11 @@ if [[ -z "$report" ]]; then
     # DebugFlags=Backfill logs backfill's node plans for waiting jobs (for
     # sim_tree_agreement) at level verbose; both runs log the same, so both
     # pay the same. (A repeated slurm.conf key: Slurm uses the last value.)
+    # sched_interval=1: the main scheduler also tests the queue every second,
+    # as jobs become eligible at their begin times (no submission triggers it)
     printf 'DebugFlags=Backfill\nSlurmctldDebug=verbose\n' > "$work/tree-extra.conf"
+    printf 'SchedulerParameters=bf_interval=1,sched_min_interval=100000,sched_interval=1\n' \
+        >> "$work/tree-extra.conf"
     cat "$work/tree-extra.conf" > "$work/topognn-extra.conf"
     printf 'PrEpPlugins=prep/script,prep/topognn\n' >> "$work/topognn-extra.conf"
 fi
@@ -299,7 +304,20 @@ analyze() { # dir schedule [--agreement]
         printf 'sbatch_late %s\n' "$(cat "$dir/sbatch.late")"
         printf 'drained %s\n' "$(cat "$dir/drained")"
         printf 'elapsed_s %s\n' "$(cat "$dir/elapsed_s")"
+        eval_profile "$dir/slurmctld.log"
     } >> "$dir/metrics.txt"
+}
+
+# The plugin's own "eval profile" lines (topognn runs): evaluations, and the
+# mean us per evaluation in total and per part (engine, record, tree, ...),
+# weighted over the lines.
+eval_profile() { # slurmctld.log
+    { grep -o 'eval profile over .*' "$1" 2>/dev/null || true; } | awk '
+        { for (i = 1; i <= NF; i++) if ($(i + 1) ~ /\//) {
+              split($(i + 1), v, "/"); us[$i] += v[1] * v[2]; n[$i] += v[2] } }
+        END { if (n["total"] > 0) {
+                printf "evals %d\n", n["total"]
+                for (p in us) if (n[p] > 0) printf "eval_%s_us %.1f\neval_%s_calls %d\n", p, us[p] / n[p], p, n[p] } }'
 }
 
 if [[ -z "$report" ]]; then
@@ -318,7 +336,7 @@ if [[ -z "$report" ]]; then
 fi
 
 # ---- report ------------------------------------------------------------------
-val() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+val() { [[ -f "$1" ]] || return 0; awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0 || a == "") print "null"; else printf "%.3f", a / b }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "null"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
@@ -327,7 +345,10 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "null"; else if (N
 for (( k = 1; k <= slices; k++ )); do
     for (( r = 1; r <= replicates; r++ )); do
         d="$work/s$k/r$r"
-        [[ -f "$d/tree/sdiag.txt" && -f "$d/topognn/sdiag.txt" ]] || die "$d: a run is missing"
+        if [[ ! -f "$d/tree/sdiag.txt" || ! -f "$d/topognn/sdiag.txt" ]]; then
+            say "$d: a run is missing (interrupted?): pair left out"
+            continue
+        fi
         analyze "$d/tree" "$work/s$k/schedule.txt" --agreement
         analyze "$d/topognn" "$work/s$k/schedule.txt"
         for m in "${METRICS[@]}"; do
@@ -347,15 +368,17 @@ if (( json )); then
     obj() { # metrics-file
         local k sep=""
         printf '{'
-        for k in "${METRICS[@]}" jobs heavy_jobs sim_tree_agreement sbatch_refused sbatch_late drained elapsed_s; do
+        for k in "${METRICS[@]}" jobs heavy_jobs sim_tree_agreement sbatch_refused sbatch_late drained elapsed_s \
+                 evals eval_total_us eval_engine_us eval_record_us eval_tree_us eval_tree_calls; do
             v=$(val "$1" "$k")
             printf '%s"%s": %s' "$sep" "$k" "${v:-null}"
             sep=", "
         done
         printf '}'
     }
-    printf '{"slices": %d, "replicates": %d, "factor": %d, "span_s": %d, "median_ratio": {' \
-        "$slices" "$replicates" "$factor" "$span"
+    printf '{"slices": %d, "replicates": %d, "pairs": %d, "factor": %d, "span_s": %d, "median_ratio": {' \
+        "$slices" "$replicates" "$(awk '$3 == "cross_group_bytes_heavy"' "$work/ratios.txt" | wc -l)" \
+        "$factor" "$span"
     sep=""
     for m in "${METRICS[@]}"; do
         printf '%s"%s": %s' "$sep" "$m" "$(ratios_of "$m" | median)"
@@ -405,15 +428,21 @@ else
         for (( r = 1; r <= replicates; r++ )); do
             for name in tree topognn; do
                 f="$work/s$k/r$r/$name/metrics.txt"
+                [[ -f "$f" ]] || continue
                 printf '  rep%d %-8s jobs %s heavy %s multi-group %s wait %s s main %s us bf %s us drained %s late %s\n' \
                     "$r" "$name" "$(val "$f" jobs)" "$(val "$f" heavy_jobs)" \
                     "$(val "$f" heavy_jobs_multi_group)" "$(val "$f" mean_wait_s)" \
                     "$(val "$f" sched_cycle_mean_us)" "$(val "$f" bf_cycle_mean_us)" \
                     "$(val "$f" drained)" "$(val "$f" sbatch_late)"
+                [[ -z "$(val "$f" evals)" ]] || printf '       eval profile: %s evaluations, us each: total %s, state %s, engine %s, record %s, select %s (%s calls), tree %s (%s calls)\n' \
+                    "$(val "$f" evals)" "$(val "$f" eval_total_us)" "$(val "$f" eval_state_us)" \
+                    "$(val "$f" eval_engine_us)" "$(val "$f" eval_record_us)" \
+                    "$(val "$f" eval_select_us)" "$(val "$f" eval_select_calls)" \
+                    "$(val "$f" eval_tree_us)" "$(val "$f" eval_tree_calls)"
             done
         done
     done
-    printf '\nmedian over all %d pairs (topognn/tree):\n' $(( slices * replicates ))
+    printf '\nmedian over all %d pairs (topognn/tree):\n' "$(ratios_of cross_group_bytes_heavy | wc -l)"
     for m in "${METRICS[@]}"; do
         printf '  %-26s %s\n' "$m" "$(ratios_of "$m" | median)"
     done
