@@ -38,6 +38,12 @@
 #include "topo_graph.h"
 
 
+/* LocalityWait= default (topognn.conf.5): a heavy job may wait for a
+ * placement over fewer groups for up to its time limit, at most 8 h
+ * (docs/job-classes.md has the measurements behind it). */
+#define TOPOGNN_LOCALITY_WAIT_FRAC 1.0
+#define TOPOGNN_LOCALITY_WAIT_CAP_S (8 * 3600.0)
+
 typedef enum {
 	TOPOGNN_MODE_OFF = 0,	/* Slurm's generic selection decides */
 	TOPOGNN_MODE_SHADOW,	/* Slurm decides; topognn logs its choice */
@@ -54,6 +60,8 @@ typedef struct {
 	bool policy_set;	/* Policy= was given (else ModelFile= implies gnn) */
 	int candidates;		/* Candidates= */
 	double frag_weight;	/* FragWeight= */
+	double locality_wait_frac; /* LocalityWait= share of the time limit */
+	double locality_wait_cap_s; /* LocalityWait= cap, seconds (0 none) */
 	bool fatal_on_error;	/* FatalOnError= */
 	/* ClassRule= and Default*Class= lines, parsed by the engine's
 	 * classifier (topo/place_classify.h, docs/job-classes.md). */
@@ -105,6 +113,7 @@ typedef struct {
 
 	/* Scratch for eval: preallocated so an evaluation allocates little. */
 	uint8_t *allowed;
+	uint8_t *eligible;	/* host_cnt: in the job's partition, not excluded */
 	int *required;
 	int *order;		/* node_cnt: Slurm nodes in trial order */
 	uint8_t *group_used;	/* group_cnt + 1 */

@@ -36,6 +36,8 @@ extern void topognn_conf_init(topognn_conf_t *conf)
 	conf->policy = PLACE_POLICY_MODEL;
 	conf->candidates = 32;
 	conf->frag_weight = 1.0;
+	conf->locality_wait_frac = TOPOGNN_LOCALITY_WAIT_FRAC;
+	conf->locality_wait_cap_s = TOPOGNN_LOCALITY_WAIT_CAP_S;
 	conf->fatal_on_error = false;
 	conf->heavy_bytes = 1e9;
 	conf->light_bytes = 1e6;
@@ -196,6 +198,15 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 		if (_parse_double(val, &conf->frag_weight)) {
 			error("%s:%d: FragWeight must be a number >= 0, not \"%s\"",
 			      file, line, val);
+			return -1;
+		}
+	} else if (!xstrcasecmp(key, "LocalityWait")) {
+		char why[256];
+
+		if (place_locality_wait_parse(val, &conf->locality_wait_frac,
+					      &conf->locality_wait_cap_s, why,
+					      sizeof(why))) {
+			error("%s:%d: %s", file, line, why);
 			return -1;
 		}
 	} else if (!xstrcasecmp(key, "FatalOnError")) {

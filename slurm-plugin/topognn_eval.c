@@ -122,6 +122,37 @@ static int _max_groups(job_record_t *job_ptr)
 }
 
 /*
+ * Waiting for locality (LocalityWait=): the job's time limit and how long
+ * it has been deferred. As with --switches, the wait is counted from
+ * wait4switch_start, set when the engine first defers the job; a job that
+ * asked for --switches keeps Slurm's own rule and is never deferred.
+ */
+static void _locality_fields(topognn_ctx_t *ctx, job_record_t *job_ptr,
+			     place_request *req)
+{
+	time_t now = time(NULL);
+	bitstr_t *part = job_ptr->part_ptr ? job_ptr->part_ptr->node_bitmap : NULL;
+	bitstr_t *exc = job_ptr->details->exc_node_bitmap;
+
+	/* what it could use once busy nodes free: its partition, not -x */
+	for (int i = 0; i < ctx->node_cnt; i++) {
+		int h = ctx->node_host[i];
+
+		if (h >= 0)
+			ctx->eligible[h] = (!part || bit_test(part, i)) &&
+					   (!exc || !bit_test(exc, i));
+	}
+	req->eligible = ctx->eligible;
+
+	req->now_s = (double) now;
+	if (job_ptr->time_limit && job_ptr->time_limit != NO_VAL &&
+	    job_ptr->time_limit != INFINITE)
+		req->time_limit_s = 60.0 * job_ptr->time_limit;
+	if (!job_ptr->req_switch && job_ptr->wait4switch_start)
+		req->deferred_s = difftime(now, job_ptr->wait4switch_start);
+}
+
+/*
  * Fill the engine state from what cons_tres offers this job and build the
  * request. Returns 0, or -1 when the engine cannot express the request
  * (reason logged at debug level).
@@ -180,6 +211,7 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 		req->nrequired = n;
 	}
 	topognn_classify(&ctx->conf, job_ptr, nodes, &req->comm, NULL);
+	_locality_fields(ctx, job_ptr, req);
 	_prof(PROF_STATE, &t0);
 	return 0;
 }
@@ -222,6 +254,14 @@ static int _decide(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	}
 	_prof(PROF_ENGINE, &t0);
 	tree = _is_baseline(dec);
+	if (dec->deferred) {
+		job_record_t *job_ptr = topo_eval->job_ptr;
+
+		if (!job_ptr->wait4switch_start)
+			job_ptr->wait4switch_start = time(NULL);
+		log_flag(SELECT_TYPE, "%pJ deferred for locality: %s",
+			 job_ptr, dec->defer_why);
+	}
 	rec.job_id = topo_eval->job_ptr->job_id;
 	rec.mode = ctx->conf.mode;
 	/* "slurm-tree": the allocation is topology/tree's own */
@@ -429,6 +469,8 @@ static int _enforce(topology_eval_t *topo_eval)
 	 * that cons_tres keeps the job waiting (and the submission is valid).
 	 */
 	max_groups = _max_groups(job_ptr);
+	if (!job_ptr->req_switch)
+		job_ptr->best_switch = true; /* unless deferred below */
 	rc = _decide(ctx, topo_eval, max_groups, &dec);
 	if (rc == -2) {
 		max_groups = 0;
@@ -436,6 +478,13 @@ static int _enforce(topology_eval_t *topo_eval)
 		job_ptr->best_switch = false;
 	} else if (job_ptr->req_switch) {
 		job_ptr->best_switch = true;
+	} else if (rc >= 0 && dec.deferred) {
+		/*
+		 * LocalityWait: the same answer as topology/tree gives a
+		 * --switches job still within its wait: the allocation, with
+		 * best_switch false, so cons_tres keeps the job pending.
+		 */
+		job_ptr->best_switch = false;
 	}
 	if (rc) /* 1: the tree choice; -1: no placement */
 		return _tree(topo_eval);

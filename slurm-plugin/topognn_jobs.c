@@ -117,6 +117,10 @@ static bool _add_job(topognn_ctx_t *ctx, job_record_t *job_ptr)
 		return false;
 	}
 	ctx->state_jobs++;
+	/* its time limit: when a deferred heavy job may expect its hosts */
+	if (job_ptr->end_time)
+		(void) place_state_set_job_end(ctx->state, job_ptr->job_id,
+					       (double) job_ptr->end_time);
 	for (int k = 0; k < n; k++)
 		_set_host(ctx, ctx->job_hosts[k], true);
 	debug2("%pJ in the engine's state: %d hosts, class %s",

@@ -231,6 +231,8 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 	place_config_init(&cfg);
 	cfg.candidates = ctx->conf.candidates;
 	cfg.frag_weight = ctx->conf.frag_weight;
+	cfg.locality_wait_frac = ctx->conf.locality_wait_frac;
+	cfg.locality_wait_cap_s = ctx->conf.locality_wait_cap_s;
 	cfg.model_path = ctx->conf.model_file;
 	if (!(ctx->engine = place_engine_new(ctx->cluster, &cfg, &err))) {
 		_log_topo_error(ctx->conf.model_file ? "ModelFile" : "engine",
@@ -243,6 +245,7 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 	}
 	ctx->host_node = xcalloc(ctx->host_cnt, sizeof(int));
 	ctx->allowed = xcalloc(ctx->host_cnt, sizeof(uint8_t));
+	ctx->eligible = xcalloc(ctx->host_cnt, sizeof(uint8_t));
 	ctx->required = xcalloc(ctx->host_cnt, sizeof(int));
 	ctx->job_hosts = xcalloc(ctx->host_cnt, sizeof(int));
 	ctx->host_flags_set = xcalloc(ctx->host_cnt, sizeof(unsigned));
@@ -297,6 +300,7 @@ extern void topognn_ctx_free(topognn_ctx_t *ctx)
 	xfree(ctx->host_node);
 	FREE_NULL_BITMAP(ctx->unmapped_bitmap);
 	xfree(ctx->allowed);
+	xfree(ctx->eligible);
 	xfree(ctx->required);
 	xfree(ctx->job_hosts);
 	xfree(ctx->host_flags_set);

@@ -187,6 +187,34 @@ static void test_defer_not_applicable(void **st)
 	fx_close(&f);
 }
 
+/* As in Slurm, the request offers only the free hosts (node_map): busy
+ * hosts still count as what may free; `eligible` (the job's partition)
+ * rules hosts out for good. */
+static void test_defer_slurm_node_map(void **st)
+{
+	fx f;
+	place_decision d;
+	place_request r = heavy(3, 10000, 0);
+	uint8_t offered[12] = { 0 }, part[12] = { 0 };
+
+	offered[2] = offered[3] = offered[7] = 1; /* n03 n04 n08 */
+	for (int h = 0; h < 8; h++)
+		part[h] = h < 4 || h == 7; /* su1 and n08: su2 mostly elsewhere */
+	fx_open(&f, 0.5, 0);
+	fragmented(&f);
+	r.allowed = offered;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.min_groups, 1);
+	assert_int_equal(d.deferred, 1);
+	assert_true(d.defer_wait_s == 500);
+	r.eligible = part;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 1);
+	assert_true(d.defer_wait_s == 1000); /* su1, not su2 */
+	assert_int_equal(d.defer_group_mask[0], 1);
+	fx_close(&f);
+}
+
 static void test_locality_wait_parse(void **st)
 {
 	double f = -1, cap = -1;
@@ -242,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_defer_until_group_frees),
 		cmocka_unit_test(test_defer_budget),
 		cmocka_unit_test(test_defer_not_applicable),
+		cmocka_unit_test(test_defer_slurm_node_map),
 		cmocka_unit_test(test_locality_wait_parse),
 		cmocka_unit_test(test_packing_light),
 	};

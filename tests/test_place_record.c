@@ -108,10 +108,83 @@ static void test_record_fields(void **st)
 	topo_graph_free(g);
 }
 
+/* A heavy job deferred for locality: the record says so, why, for how
+ * long it expects to wait and its budget (rail_graph(3): su2 frees in
+ * 500 s, whole; two groups free now). */
+static void test_record_locality(void **st)
+{
+	topo_error err;
+	topo_graph *g = rail_graph(3);
+	place_cluster *c = place_cluster_new(g, &err);
+	place_state *s = place_state_new(c);
+	place_config cfg;
+	place_engine *e;
+	place_request r;
+	place_decision d;
+	int a[] = { 0, 1 }, b[] = { 4, 5, 6 }, x[] = { 8, 9, 10, 11 };
+	char *line;
+	json_t *o, *loc;
+	json_error_t jerr;
+
+	place_config_init(&cfg);
+	cfg.locality_wait_frac = 0.5;
+	e = place_engine_new(c, &cfg, &err);
+	assert_non_null(e);
+	assert_int_equal(place_state_add_job(s, 1, a, 2, 0, 0, NULL), 0);
+	assert_int_equal(place_state_add_job(s, 2, b, 3, 0, 0, NULL), 0);
+	assert_int_equal(place_state_add_job(s, 3, x, 4, 0, 0, NULL), 0);
+	assert_int_equal(place_state_set_job_end(s, 1, 2000), 0);
+	assert_int_equal(place_state_set_job_end(s, 2, 1500), 0);
+	memset(&r, 0, sizeof(r));
+	r.job_id = 7;
+	r.min_hosts = 3;
+	r.exclusive = 1;
+	r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 2e9, 0.5 };
+	r.now_s = 1000;
+	r.time_limit_s = 10000;
+	r.deferred_s = 120;
+	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	line = place_record_json(c, &r, &d, "model", 1700000000.0);
+	o = json_loads(line, 0, &jerr);
+	assert_non_null(o);
+	loc = json_object_get(o, "locality");
+	assert_non_null(loc);
+	assert_int_equal(json_integer_value(json_object_get(loc, "min_groups")), 1);
+	assert_true(json_is_true(json_object_get(loc, "checked")));
+	assert_true(json_is_true(json_object_get(loc, "deferred")));
+	assert_true(json_real_value(json_object_get(loc, "waited_s")) == 120);
+	assert_true(json_real_value(json_object_get(loc, "budget_s")) == 5000);
+	assert_true(json_real_value(json_object_get(loc, "expected_wait_s")) == 500);
+	assert_int_equal(json_integer_value(json_object_get(loc, "expected_groups")), 1);
+	assert_non_null(strstr(json_string_value(json_object_get(loc, "why")),
+			       "best placement now spans 2 groups (needs 1)"));
+	json_decref(o);
+	free(line);
+	/* once su2 is free it is placed; the record keeps how long it waited */
+	assert_int_equal(place_state_remove_job(s, 2), 0);
+	r.deferred_s = 500;
+	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	line = place_record_json(c, &r, &d, "model", 1700000000.0);
+	o = json_loads(line, 0, &jerr);
+	loc = json_object_get(o, "locality");
+	assert_true(json_is_false(json_object_get(loc, "checked")));
+	assert_true(json_is_false(json_object_get(loc, "deferred")));
+	assert_true(json_real_value(json_object_get(loc, "waited_s")) == 500);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "chosen"), "groups")), 1);
+	json_decref(o);
+	free(line);
+	place_engine_free(e);
+	place_state_free(s);
+	place_cluster_free(c);
+	topo_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_fields),
+		cmocka_unit_test(test_record_locality),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -164,19 +164,27 @@ static void test_maxmin_sharing(void **state)
 	world_free(&w);
 }
 
-static void kth_run(struct world *w, const topo_trace *t, unsigned seed, sim_metrics *m,
-		    const topo_comm_profile *prof, int nprof)
+/* A run with communication profiles; frac: --locality-wait FRAC. */
+static void profiled_run(struct world *w, const topo_trace *t, place_policy p, unsigned seed,
+			 double frac, const topo_comm_profile *prof, int nprof, sim_metrics *m)
 {
 	sim_config cfg;
 	topo_error err;
 
 	sim_config_init(&cfg);
-	cfg.policy = PLACE_POLICY_TREE;
+	cfg.policy = p;
 	cfg.seed = seed;
 	cfg.profiles = prof;
 	cfg.nprofiles = nprof;
+	cfg.locality_wait_frac = frac;
 	if (sim_run(w->c, t, &cfg, m, &err))
 		fail_msg("sim: %s", err.text);
+}
+
+static void kth_run(struct world *w, const topo_trace *t, unsigned seed, sim_metrics *m,
+		    const topo_comm_profile *prof, int nprof)
+{
+	profiled_run(w, t, PLACE_POLICY_TREE, seed, 0, prof, nprof, m);
 }
 
 /* The first 100 KTH jobs, 4x scaled, on a 2:1 fat-tree of 512 hosts: the
@@ -325,16 +333,7 @@ static void test_bound_and_avoidable(void **state)
 static void locality_run(struct world *w, const topo_trace *t, place_policy p, double frac,
 			 const topo_comm_profile *prof, int nprof, sim_metrics *m)
 {
-	sim_config cfg;
-	topo_error err;
-
-	sim_config_init(&cfg);
-	cfg.policy = p;
-	cfg.profiles = prof;
-	cfg.nprofiles = nprof;
-	cfg.locality_wait_frac = frac;
-	if (sim_run(w->c, t, &cfg, m, &err))
-		fail_msg("sim: %s", err.text);
+	profiled_run(w, t, p, 1, frac, prof, nprof, m);
 }
 
 /* Two groups of 4 hosts. J1 (3 hosts, until 100) takes su1's 0-2, J2 (3

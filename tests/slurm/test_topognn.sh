@@ -11,7 +11,9 @@
 # avoided; committed decisions in the DecisionLog and the plan in the prolog
 # environment (SPANK_TOPOGNN_GROUPS); shadow mode leaves topology/tree's choice and
 # logs topognn's; a bad graph file leaves slurmctld up and scheduling;
-# restarting slurmctld keeps working.
+# restarting slurmctld keeps working; LocalityWait: a heavy job that would
+# span two groups waits for one to free and then runs inside it, and one
+# whose group does not free in time runs over two when its budget is spent.
 #
 # Needs root, the Slurm from scripts/build-slurm.sh and a build configured
 # with --with-slurm-source (the plugins and the fattree_json helper).
@@ -83,7 +85,9 @@ TelemetryIntervalSec=1
 EOF
 }
 write_topognn_conf "$work/topognn.conf" enforce "$work/graph.json"
-printf 'PrEpPlugins=prep/script,prep/topognn\nProlog=%s\n' "$work/prolog.sh" > "$work/extra.conf"
+# OverTimeLimit: the LocalityWait check lets a job outlive its time limit
+printf 'PrEpPlugins=prep/script,prep/topognn\nProlog=%s\nOverTimeLimit=3\n' "$work/prolog.sh" \
+    > "$work/extra.conf"
 export TOPOGNN_CLUSTER_EXTRA_CONF="$work/extra.conf"
 export TOPOGNN_CLUSTER_EXTRA_FILES="$work/topognn.conf"
 
@@ -319,6 +323,69 @@ if "$cluster" restart-ctld >/dev/null; then
     fi
 else
     fail "slurmctld restart"
+fi
+cancel_all
+
+# ---- LocalityWait (default 1,8h): a heavy job waits for a whole group -----------
+# su1 n[001-006] busy for 3 min (-t 3), su2 and su3 busy without limit, su4
+# n[025-030] busy: free are n007, n008 (su1) and n031, n032 (su4). A heavy
+# -N 4 -t 60 job (budget 60 min) would span two groups; su1 is predicted
+# to free within its budget: it stays pending. When su1 frees it runs there.
+fill_but_su1() { # time limit of the su1 job
+    local a
+    a=$(submit -N 6 -w 'n[001-006]' -t "$1" -J light-su1)
+    run_check "su1 filler" "$a" >/dev/null
+    for w in 'n[009-016]' 'n[017-024]' 'n[025-030]'; do
+        run_check "filler" "$(submit -N "$(hosts_of "$w" | wc -l)" -w "$w" -J light-fill)" >/dev/null
+    done
+    echo "$a"
+}
+su1=$(fill_but_su1 3)
+wjob=$(submit -N 4 -t 60 -J heavy-wait)
+sleep 5
+st=$(state_of "$wjob")
+if [[ "$st" == PENDING ]]; then
+    pass "heavy -N 4 with 4 nodes free over 2 groups waits for locality: $st"
+else
+    fail "heavy -N 4 did not wait for locality: $st on $(timeout 10 squeue -h -j "$wjob" -o %N)"
+fi
+[[ "$su1" == none ]] || timeout 10 scancel "$su1" || true
+nodes=$(run_check "after su1 frees" "$wjob")
+if [[ -n "$nodes" ]] && [[ "$(groups_of "$nodes")" == 1 ]]; then
+    pass "when su1 frees the waiting job runs inside it: $nodes"
+else
+    fail "the waiting job got $nodes (groups $(groups_of "${nodes:-n001}"))"
+fi
+sleep 1
+waited=$(grep "\"job_id\":$wjob," "$work/decisions.jsonl" 2>/dev/null | grep -o '"waited_s":[0-9.]*' | head -n 1 || true)
+if [[ -n "$waited" ]] && awk -v w="${waited#*:}" 'BEGIN { exit !(w >= 4) }'; then
+    pass "its decision record says how long it waited for locality: $waited"
+else
+    fail "no waited_s in job $wjob's record: $(grep "\"job_id\":$wjob," "$work/decisions.jsonl" | grep -o '"locality":{[^}]*}' || true)"
+fi
+cancel_all
+
+# The same, but the su1 job (-t 1) outlives its limit (OverTimeLimit): the
+# heavy -N 4 -t 1 job (budget 1 x 1 min = 60 s) waits, then runs over two
+# groups once its budget is spent, while su1 is still busy.
+su1=$(fill_but_su1 1)
+wjob=$(submit -N 4 -t 1 -J heavy-budget)
+sleep 20
+st=$(state_of "$wjob")
+# budget 60 s, then Slurm's next scheduling pass (sched_interval, 60 s)
+nodes=$(nodes_of "$wjob" 150)
+if [[ "$st" == PENDING ]] && [[ -n "$nodes" ]] && [[ "$(groups_of "$nodes")" == "1 4" ]] \
+        && [[ "$(state_of "$su1")" == RUNNING ]]; then
+    pass "after its locality budget the job takes the best placement there is: $nodes"
+else
+    fail "budget: state at 20 s $st, then $nodes (groups $(groups_of "${nodes:-n001}")), su1 $(state_of "$su1")"
+fi
+sleep 1
+line=$(grep "\"job_id\":$wjob," "$work/decisions.jsonl" 2>/dev/null | grep -o '"locality":{[^}]*}' | head -n 1 || true)
+if [[ "$line" == *'"checked":true'* && "$line" == *'budget of 60 s spent'* ]]; then
+    pass "its decision record says the budget was spent: $line"
+else
+    fail "locality record of job $wjob: $line"
 fi
 cancel_all
 

@@ -138,6 +138,10 @@ typedef struct place_request {
 	const int *excluded; /* hosts that must not be used (--exclude) */
 	int nexcluded;
 	const uint8_t *allowed; /* optional: nhosts flags, 0 = not offered (Slurm node_map) */
+	/* optional: nhosts flags, hosts the job could use once free (its
+	 * partition); NULL: the allowed hosts and every busy host. Only
+	 * waiting for locality reads it (empty-cluster groups, what frees) */
+	const uint8_t *eligible;
 	int max_groups;         /* 0: no limit (Slurm --switches) */
 	place_comm comm;
 	/* waiting for locality (place_config.locality_wait_*): the caller's

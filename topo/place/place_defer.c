@@ -122,12 +122,13 @@ static int cover(place_defer *d, int ngroups, const int *cnt, int n, uint8_t *ma
 	return INT_MAX;
 }
 
-/* Could host h hold the request on an empty cluster? */
+/* Could host h hold the request on an empty cluster? A busy host is not
+ * offered now (Slurm's node_map leaves it out) but may be once it frees. */
 static int host_could(const place_state *s, const place_request *r, int h)
 {
 	if (s->flags[h] & (PLACE_HOST_DOWN | PLACE_HOST_DRAIN))
 		return 0;
-	if (r->allowed && !r->allowed[h])
+	if (r->eligible ? !r->eligible[h] : r->allowed && !r->allowed[h] && !s->njobs[h])
 		return 0;
 	return s->total_gpus[h] >= r->gpus_per_host && s->total_cores[h] >= r->cores_per_host;
 }

@@ -40,7 +40,11 @@
  *     about to free.
  * Their mean, times frag_weight, is added to the cost (at most one idle
  * group's worth). Heavy jobs are not packed this way: their cost is their
- * communication and the idle groups they break.
+ * communication, the idle groups they break, and 1.5 x frag_weight per
+ * group beyond the fewest any candidate spans, so that keeping an idle
+ * group whole never buys a split of the job itself (the fabric bytes that
+ * cross groups cost more than the slowdown the flow model sees on a
+ * non-blocking core).
  *
  * prepare() counts idle hosts per group once per state version; score()
  * allocates nothing.
@@ -335,12 +339,30 @@ static double pack_cost(const place_model *m, const place_cluster *c, const plac
 	return cost;
 }
 
+/* Groups a set spans (hosts ascending, so grouped). */
+static int set_groups(const place_cluster *c, const int *hosts, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		k += i == 0 || c->host_group[hosts[i]] != c->host_group[hosts[i - 1]];
+	return k;
+}
+
 static int model_score(void *ctx, const place_cluster *c, const place_state *s,
 		       const place_request *r, place_candidate *cands, int n, char *reason,
 		       size_t len)
 {
 	place_model *m = ctx;
 	double compute = r->comm.compute_s_per_iter > 0 ? r->comm.compute_s_per_iter : 0;
+	int fewest = -1, heavy = r->comm.cls == PLACE_COMM_HEAVY;
+
+	for (int i = 0; heavy && i < n; i++) {
+		int g = set_groups(c, cands[i].hosts, cands[i].nhosts);
+
+		if (fewest < 0 || g < fewest)
+			fewest = g;
+	}
 
 	for (int i = 0; i < n; i++) {
 		place_candidate *k = &cands[i];
@@ -351,8 +373,11 @@ static int model_score(void *ctx, const place_cluster *c, const place_state *s,
 			slow = (compute + t) / (compute + ideal);
 		k->comm_time_s = t;
 		k->frag_cost = m->frag_weight * frag_cost(m, c, k->hosts, k->nhosts);
-		if (r->comm.cls != PLACE_COMM_HEAVY)
+		if (!heavy)
 			k->frag_cost += m->frag_weight * pack_cost(m, c, r, k->hosts, k->nhosts);
+		else
+			k->frag_cost += 1.5 * m->frag_weight *
+					(set_groups(c, k->hosts, k->nhosts) - fewest);
 		k->cost = slow + k->frag_cost;
 	}
 	return 0;

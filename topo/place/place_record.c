@@ -59,9 +59,12 @@ static json_t *locality_json(const place_request *r, const place_decision *d)
 	json_t *o = json_pack("{s:i, s:b, s:b}", "min_groups", d->min_groups, "checked",
 			      d->locality_checked, "deferred", d->deferred);
 
+	if (o && r->deferred_s > 0) /* placed after waiting: for how long */
+		json_object_set_new(o, "waited_s", json_real(r->deferred_s));
 	if (!o || !d->locality_checked)
 		return o;
-	json_object_set_new(o, "waited_s", json_real(r->deferred_s));
+	if (r->deferred_s <= 0)
+		json_object_set_new(o, "waited_s", json_real(0));
 	json_object_set_new(o, "budget_s", json_real(d->defer_budget_s));
 	if (d->deferred) {
 		json_object_set_new(o, "expected_wait_s", json_real(d->defer_wait_s));
