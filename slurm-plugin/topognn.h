@@ -168,6 +168,16 @@ extern topognn_topo_rec_t *topognn_topo_recs(const topognn_ctx_t *ctx,
 /* topology_p_eval_nodes() body. */
 extern int topognn_eval(topology_eval_t *topo_eval);
 
+/* ---- topognn_tree.c: Slurm's topology/tree as baseline and fallback ---- */
+
+/* Build topology/tree's switch table for ctx's fabric (NULL: none); call
+ * with topognn_lock held for writing. */
+extern void topognn_tree_build(const topognn_ctx_t *ctx);
+extern void topognn_tree_free(void);
+/* eval_nodes_tree() on the table; ESLURM_NOT_SUPPORTED when there is none
+ * (Slurm's generic selection then decides). */
+extern int topognn_tree_eval(topology_eval_t *topo_eval);
+
 /* ---- topognn_jobs.c ----
  * The engine's place_state mirrors slurmctld: host flags (down, drained)
  * and capacity from the node table, and every running job with its hosts
@@ -195,25 +205,28 @@ extern void topognn_telem_apply(topognn_ctx_t *ctx);
 
 /* ---- topognn_record.c ---- */
 
-/* What the last evaluation of a job decided; kept until the job starts. */
+/*
+ * What the last evaluation of a job decided; kept until the job starts.
+ * Evaluations are many (every main and backfill pass, will-run tests) and
+ * allocations few, so an evaluation only copies the engine's request and
+ * decision (host indices) into the job's slot, reusing the slot's storage;
+ * node names and the JSON record are built once, at the commit.
+ */
 typedef struct {
 	uint32_t job_id;
 	topognn_mode_t mode;
-	char kind[32];		/* candidate kind of the choice */
-	char *chosen;		/* ranged node list topognn chose */
-	int chosen_groups;
-	int chosen_leaves;
-	double chosen_cost;
-	char *baseline;		/* what the baseline policy would pick */
-	int baseline_groups;
-	double baseline_cost;
-	place_comm_class cls;
-	int ncandidates;
-	double latency_us;
-	char *record;		/* the engine's decision record (place_record) */
+	char kind[32];		/* candidate kind of the choice ("slurm-tree":
+				 * topology/tree allocated) */
+	const void *ctx;	/* the context whose host indices these are */
+	place_request req;	/* required/excluded point into hosts; allowed NULL */
+	place_decision dec;	/* every choice's hosts point into hosts */
+	int *hosts;		/* owned storage of the arrays above */
+	int hosts_cap;
 } topognn_job_decision_t;
 
-/* Remember (replacing) a job's latest decision. */
+/* Remember (replacing) a job's latest decision: d's request and decision
+ * are copied (d->hosts is ignored); no allocation once the slot's storage
+ * is large enough. */
 extern void topognn_record_remember(const topognn_job_decision_t *d);
 /* Commit a started job: write the decision log line for the allocation it
  * really got and set TOPOGNN_PLAN / TOPOGNN_GROUPS in its spank_job_env.

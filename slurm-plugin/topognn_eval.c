@@ -12,10 +12,14 @@
  *  as the request's allowed hosts.
  *
  *  Enforce mode installs _eval_enforce as the eval_nodes callback, shadow
- *  mode installs _eval_shadow (decides, remembers, hands back). Anything the
- *  engine cannot express (--contiguous, required nodes outside the graph,
- *  internal errors) returns ESLURM_NOT_SUPPORTED: Slurm's generic best fit
- *  decides for that job. Evaluations also come from test-only, will-run and
+ *  mode installs _eval_shadow (decides, remembers, and lets topology/tree
+ *  allocate). The baseline is Slurm's topology/tree itself (topognn_tree.c
+ *  runs Slurm's eval_nodes_tree on the same fabric): whenever the engine's
+ *  choice is the tree choice, and for anything the engine cannot express
+ *  (required nodes outside the graph, internal errors, hosts Slurm's
+ *  per-node rules refuse), the allocation is exactly the one topology/tree
+ *  makes from the same node map (--contiguous: as tree, Slurm's generic
+ *  selection). Evaluations also come from test-only, will-run and
  *  preemption passes, so nothing here is final: the decision is only
  *  remembered, and prep/topognn commits it when the job really starts.
 \*****************************************************************************/
@@ -38,8 +42,60 @@
 #include "src/plugins/topology/common/eval_nodes.h"
 #include "src/plugins/topology/common/gres_sched.h"
 
-#include "place_record.h"
 #include "topognn.h"
+
+/*
+ * Where an evaluation's time goes (the main and backfill cycles pay it per
+ * pending job): summed per part, logged at verbose level every PROF_EVERY
+ * evaluations ("eval profile"). clock_gettime costs ~25 ns; nothing else.
+ */
+enum { PROF_STATE, PROF_ENGINE, PROF_RECORD, PROF_SELECT, PROF_TREE, PROF_TOTAL, PROF_N };
+#define PROF_EVERY 500
+static const char *const prof_name[PROF_N] = {
+	"state", "engine", "record", "select", "tree", "total"
+};
+static double prof_us[PROF_N];
+static long prof_n[PROF_N]; /* calls timed per part */
+static long prof_evals;
+
+static double _now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Add the time since *t0 to part p; *t0 becomes now. */
+static void _prof(int p, double *t0)
+{
+	double t = _now_us();
+
+	prof_us[p] += t - *t0;
+	prof_n[p]++;
+	*t0 = t;
+}
+
+static void _prof_eval_done(double t_start)
+{
+	char line[256];
+	int n = 0;
+
+	prof_us[PROF_TOTAL] += _now_us() - t_start;
+	prof_n[PROF_TOTAL]++;
+	if (++prof_evals < PROF_EVERY)
+		return;
+	/* per part: mean us per call and calls */
+	for (int p = 0; p < PROF_N && n < (int) sizeof(line); p++)
+		n += snprintf(line + n, sizeof(line) - n, " %s %.1f/%ld",
+			      prof_name[p], prof_n[p] ? prof_us[p] / prof_n[p] : 0.0,
+			      prof_n[p]);
+	verbose("topognn: eval profile over %ld evaluations (part us/call/calls):%s",
+		prof_evals, line);
+	memset(prof_us, 0, sizeof(prof_us));
+	memset(prof_n, 0, sizeof(prof_n));
+	prof_evals = 0;
+}
 
 /* The node count Slurm's own algorithms aim for. */
 static uint32_t _target_nodes(topology_eval_t *topo_eval)
@@ -77,6 +133,7 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	bitstr_t *req_map = job_ptr->details->req_node_bitmap;
 	uint32_t nodes = _target_nodes(topo_eval);
 	uint16_t max_cpus = 0;
+	double t0 = _now_us();
 
 	topognn_state_sync(ctx);
 	topognn_telem_apply(ctx);
@@ -123,63 +180,59 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 		req->nrequired = n;
 	}
 	topognn_classify(&ctx->conf, job_ptr, nodes, &req->comm, NULL);
+	_prof(PROF_STATE, &t0);
 	return 0;
 }
 
-static char *_hosts_to_nodes(const topognn_ctx_t *ctx, const place_choice *c)
+/* Is the engine's choice its baseline, the tree choice? */
+static bool _is_baseline(const place_decision *dec)
 {
-	bitstr_t *bm = bit_alloc(MAX(ctx->node_cnt, 1));
-	char *names;
-
-	for (int k = 0; k < c->nhosts; k++) {
-		int n = ctx->host_node[c->hosts[k]];
-
-		if (n >= 0)
-			bit_set(bm, n);
-	}
-	names = bitmap2node_name(bm);
-	FREE_NULL_BITMAP(bm);
-	return names;
+	if (dec->chosen.nhosts != dec->baseline.nhosts)
+		return false;
+	/* both in ascending host index */
+	return !memcmp(dec->chosen.hosts, dec->baseline.hosts,
+		       sizeof(int) * (size_t) dec->chosen.nhosts);
 }
 
-/* Run the engine; remember the decision for the commit. */
+/*
+ * Run the engine; remember the decision for the commit. Returns 0 (use the
+ * engine's hosts), 1 (the engine chose the tree choice: topology/tree
+ * allocates), -1 (no placement: tree allocates) or -2 (none within the
+ * --switches limit).
+ */
 static int _decide(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 		   int max_groups, place_decision *dec)
 {
+	bool tree;
 	place_request req;
 	topognn_job_decision_t rec = { 0 };
 	int rc;
 
+	double t0;
+
 	if (_build_request(ctx, topo_eval, max_groups, &req))
 		return -1;
+	t0 = _now_us();
 	rc = place_decide(ctx->engine, ctx->state, &req, ctx->conf.policy,
-			  PLACE_POLICY_LINEAR, dec);
+			  PLACE_POLICY_TREE, dec);
 	if (rc || !dec->ok) {
 		debug("%pJ: engine found no placement: %s",
 		      topo_eval->job_ptr, dec->reason);
 		return req.max_groups ? -2 : -1;
 	}
+	_prof(PROF_ENGINE, &t0);
+	tree = _is_baseline(dec);
 	rec.job_id = topo_eval->job_ptr->job_id;
 	rec.mode = ctx->conf.mode;
-	strlcpy(rec.kind, dec->chosen.kind ? dec->chosen.kind : "",
-		sizeof(rec.kind));
-	rec.chosen = _hosts_to_nodes(ctx, &dec->chosen);
-	rec.chosen_groups = dec->chosen.groups;
-	rec.chosen_leaves = dec->chosen.leaves;
-	rec.chosen_cost = dec->chosen.cost;
-	rec.baseline = _hosts_to_nodes(ctx, &dec->baseline);
-	rec.baseline_groups = dec->baseline.groups;
-	rec.baseline_cost = dec->baseline.cost;
-	rec.cls = req.comm.cls;
-	rec.ncandidates = dec->ncandidates;
-	rec.latency_us = dec->latency_us;
-	rec.record = place_record_json(ctx->cluster, &req, dec,
-				       place_policy_name(ctx->conf.policy), 0);
+	/* "slurm-tree": the allocation is topology/tree's own */
+	strlcpy(rec.kind, tree && ctx->conf.mode == TOPOGNN_MODE_ENFORCE ? "slurm-tree" :
+		dec->chosen.kind ? dec->chosen.kind : "", sizeof(rec.kind));
+	rec.ctx = ctx;
+	rec.req = req;
+	rec.dec = *dec;
 	topognn_record_remember(&rec);
-	xfree(rec.chosen);
-	xfree(rec.baseline);
-	free(rec.record);
-	return 0;
+	_prof(PROF_RECORD, &t0);
+	return tree ? 1 : 0;
 }
 
 /* Slurm node order to try: the engine's hosts, the rest of their groups,
@@ -334,17 +387,27 @@ fini:
 	return rc;
 }
 
-static int _eval_shadow(topology_eval_t *topo_eval)
+/* topology/tree's own evaluation (topognn_tree.c), timed. */
+static int _tree(topology_eval_t *topo_eval)
+{
+	double t0 = _now_us();
+	int rc = topognn_tree_eval(topo_eval);
+
+	_prof(PROF_TREE, &t0);
+	return rc;
+}
+
+static int _shadow(topology_eval_t *topo_eval)
 {
 	topognn_ctx_t *ctx = topognn_ctx;
 	place_decision dec;
 
 	if (ctx)
 		(void) _decide(ctx, topo_eval, 0, &dec);
-	return ESLURM_NOT_SUPPORTED;
+	return _tree(topo_eval);
 }
 
-static int _eval_enforce(topology_eval_t *topo_eval)
+static int _enforce(topology_eval_t *topo_eval)
 {
 	topognn_ctx_t *ctx = topognn_ctx;
 	job_record_t *job_ptr = topo_eval->job_ptr;
@@ -355,8 +418,10 @@ static int _eval_enforce(topology_eval_t *topo_eval)
 	uint16_t orig_avail_cpus = topo_eval->avail_cpus;
 	int rc, max_groups;
 
+	double t0;
+
 	if (!ctx || job_ptr->details->contiguous)
-		return ESLURM_NOT_SUPPORTED;
+		return _tree(topo_eval);
 
 	/*
 	 * --switches=N[@time]: as topology/tree does, an allocation over more
@@ -372,12 +437,14 @@ static int _eval_enforce(topology_eval_t *topo_eval)
 	} else if (job_ptr->req_switch) {
 		job_ptr->best_switch = true;
 	}
-	if (rc)
-		return ESLURM_NOT_SUPPORTED;
+	if (rc) /* 1: the tree choice; -1: no placement */
+		return _tree(topo_eval);
 
+	t0 = _now_us();
 	orig_node_map = bit_copy(topo_eval->node_map);
 	orig_core = copy_core_array(topo_eval->avail_core);
 	rc = _select_nodes(ctx, topo_eval, &dec.chosen, max_groups);
+	_prof(PROF_SELECT, &t0);
 	if (rc == SLURM_SUCCESS) {
 		if (slurm_conf.debug_flags & DEBUG_FLAG_SELECT_TYPE) {
 			char *names = bitmap2node_name(topo_eval->node_map);
@@ -387,7 +454,7 @@ static int _eval_enforce(topology_eval_t *topo_eval)
 			xfree(names);
 		}
 	} else {
-		debug("%pJ: engine's hosts not usable by Slurm's per-node rules: generic selection",
+		debug("%pJ: engine's hosts not usable by Slurm's per-node rules: topology/tree decides",
 		      job_ptr);
 		/* Hand Slurm back what it offered. */
 		bit_copybits(topo_eval->node_map, orig_node_map);
@@ -398,10 +465,28 @@ static int _eval_enforce(topology_eval_t *topo_eval)
 		}
 		topo_eval->max_nodes = orig_max_nodes;
 		topo_eval->avail_cpus = orig_avail_cpus;
-		rc = ESLURM_NOT_SUPPORTED;
+		rc = _tree(topo_eval);
 	}
 	FREE_NULL_BITMAP(orig_node_map);
 	free_core_array(&orig_core);
+	return rc;
+}
+
+static int _eval_enforce(topology_eval_t *topo_eval)
+{
+	double t0 = _now_us();
+	int rc = _enforce(topo_eval);
+
+	_prof_eval_done(t0);
+	return rc;
+}
+
+static int _eval_shadow(topology_eval_t *topo_eval)
+{
+	double t0 = _now_us();
+	int rc = _shadow(topo_eval);
+
+	_prof_eval_done(t0);
 	return rc;
 }
 

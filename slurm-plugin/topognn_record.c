@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "place_record.h"
 #include "topognn.h"
 
 #define DECISION_SLOTS 1024
@@ -39,23 +41,72 @@ static pthread_mutex_t decisions_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void _decision_clear(topognn_job_decision_t *d)
 {
-	xfree(d->chosen);
-	xfree(d->baseline);
-	xfree(d->record);
+	xfree(d->hosts);
 	memset(d, 0, sizeof(*d));
+}
+
+/* Point *arr at the next n ints of *p, holding a copy of src. */
+static void _take_hosts(int **p, const int **arr, const int *src, int n)
+{
+	if (n > 0 && src)
+		memcpy(*p, src, sizeof(int) * (size_t) n);
+	*arr = n > 0 ? *p : NULL;
+	*p += MAX(n, 0);
+}
+
+static void _take_choice(int **p, place_choice *c)
+{
+	if (c->nhosts > 0 && c->hosts)
+		memcpy(*p, c->hosts, sizeof(int) * (size_t) c->nhosts);
+	c->hosts = c->nhosts > 0 ? *p : NULL;
+	*p += MAX(c->nhosts, 0);
 }
 
 extern void topognn_record_remember(const topognn_job_decision_t *d)
 {
 	topognn_job_decision_t *slot = &decisions[d->job_id % DECISION_SLOTS];
+	const place_decision *dc = &d->dec;
+	int need = d->req.nrequired + d->req.nexcluded + dc->chosen.nhosts +
+		   dc->baseline.nhosts, *hosts, cap, *p;
 
+	for (int a = 0; a < dc->nalternatives; a++)
+		need += dc->alternatives[a].nhosts;
 	slurm_mutex_lock(&decisions_lock);
-	_decision_clear(slot);
-	*slot = *d;
-	slot->chosen = xstrdup(d->chosen);
-	slot->baseline = xstrdup(d->baseline);
-	slot->record = xstrdup(d->record);
+	hosts = slot->hosts;
+	cap = slot->hosts_cap;
+	if (need > cap) {
+		cap = MAX(need, 2 * cap);
+		xrecalloc(hosts, cap, sizeof(int));
+	}
+	*slot = *d; /* the pointers still point at the engine's arrays */
+	slot->hosts = hosts;
+	slot->hosts_cap = cap;
+	slot->req.allowed = NULL;
+	p = hosts;
+	_take_hosts(&p, &slot->req.required, d->req.required, d->req.nrequired);
+	_take_hosts(&p, &slot->req.excluded, d->req.excluded, d->req.nexcluded);
+	_take_choice(&p, &slot->dec.chosen);
+	_take_choice(&p, &slot->dec.baseline);
+	for (int a = 0; a < dc->nalternatives; a++)
+		_take_choice(&p, &slot->dec.alternatives[a]);
 	slurm_mutex_unlock(&decisions_lock);
+}
+
+/* Ranged Slurm node names of a choice's hosts. */
+static char *_hosts_to_nodes(const topognn_ctx_t *ctx, const place_choice *c)
+{
+	bitstr_t *bm = bit_alloc(MAX(ctx->node_cnt, 1));
+	char *names;
+
+	for (int k = 0; k < c->nhosts; k++) {
+		int n = ctx->host_node[c->hosts[k]];
+
+		if (n >= 0)
+			bit_set(bm, n);
+	}
+	names = bitmap2node_name(bm);
+	FREE_NULL_BITMAP(bm);
+	return names;
 }
 
 /* Move a job's decision out of the table; false if none is remembered. */
@@ -144,7 +195,7 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	topognn_job_decision_t dec = { 0 };
 	bool have_dec;
 	hostlist_t *groups_hl = NULL;
-	char *plan = NULL, *groups = NULL;
+	char *plan = NULL, *groups = NULL, *chosen = NULL, *baseline = NULL;
 	int ngroups = 0, nleaves = 0, others;
 	json_t *rec, *arr;
 	char *line;
@@ -220,28 +271,37 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	others = topognn_state_job_start(ctx, job_ptr) ? ctx->state_jobs - 1 :
 							 ctx->state_jobs;
 	json_object_set_new(rec, "running_jobs", json_integer(others));
-	if (have_dec) {
+	/* a decision made on another context (reconfigured since) names
+	 * hosts of another graph: not reported */
+	if (have_dec && dec.ctx == ctx) {
+		const place_decision *d = &dec.dec;
+		char *record = place_record_json(ctx->cluster, &dec.req, d,
+						 place_policy_name(ctx->conf.policy), 0);
+
+		chosen = _hosts_to_nodes(ctx, &d->chosen);
 		json_object_set_new(rec, "class", json_string(
-			place_comm_class_name(dec.cls)));
+			place_comm_class_name(dec.req.comm.cls)));
 		json_object_set_new(rec, "topognn", _choice_json(
-			place_policy_name(ctx->conf.policy), dec.chosen,
-			dec.kind, dec.chosen_groups, dec.chosen_leaves,
-			dec.chosen_cost));
+			place_policy_name(ctx->conf.policy), chosen,
+			dec.kind, d->chosen.groups, d->chosen.leaves,
+			d->chosen.cost));
+		baseline = _hosts_to_nodes(ctx, &d->baseline);
 		json_object_set_new(rec, "baseline", _choice_json(
-			place_policy_name(PLACE_POLICY_LINEAR), dec.baseline,
-			NULL, dec.baseline_groups, -1, dec.baseline_cost));
+			place_policy_name(d->baseline_policy), baseline,
+			NULL, d->baseline.groups, -1, d->baseline.cost));
 		json_object_set_new(rec, "followed", json_boolean(
-			!xstrcmp(dec.chosen, job_ptr->nodes)));
+			!xstrcmp(chosen, job_ptr->nodes)));
 		json_object_set_new(rec, "candidates",
-				    json_integer(dec.ncandidates));
+				    json_integer(d->ncandidates));
 		json_object_set_new(rec, "latency_us",
-				    json_real(dec.latency_us));
+				    json_real(d->latency_us));
 		/* The engine's own record (docs/decision-record.md) of the
 		 * evaluation that became this allocation. */
-		if (dec.record) {
-			json_t *r = json_loads(dec.record, 0, NULL);
+		if (record) {
+			json_t *r = json_loads(record, 0, NULL);
 			if (r)
 				json_object_set_new(rec, "decision", r);
+			free(record);
 		}
 	} else {
 		json_object_set_new(rec, "topognn", json_null());
@@ -249,10 +309,11 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	line = json_dumps(rec, JSON_COMPACT);
 	json_decref(rec);
 
-	if (ctx->conf.mode == TOPOGNN_MODE_SHADOW && have_dec) {
+	if (ctx->conf.mode == TOPOGNN_MODE_SHADOW && chosen) {
 		info("shadow %pJ: slurm chose %s (%d groups), topognn would choose %s (%d groups, cost %.4g; baseline cost %.4g)",
-		     job_ptr, job_ptr->nodes, ngroups, dec.chosen,
-		     dec.chosen_groups, dec.chosen_cost, dec.baseline_cost);
+		     job_ptr, job_ptr->nodes, ngroups, chosen,
+		     dec.dec.chosen.groups, dec.dec.chosen.cost,
+		     dec.dec.baseline.cost);
 	}
 	if (ctx->conf.decision_log && line) {
 		char *nl = xstrdup_printf("%s\n", line);
@@ -269,6 +330,8 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	      job_ptr->nodes, groups);
 	xfree(plan);
 	xfree(groups);
+	xfree(chosen);
+	xfree(baseline);
 	_decision_clear(&dec);
 	return SLURM_SUCCESS;
 }

@@ -79,6 +79,7 @@ extern int fini(void)
 	slurm_rwlock_wrlock(&topognn_lock);
 	topognn_ctx_free(topognn_ctx);
 	topognn_ctx = NULL;
+	topognn_tree_free();
 	slurm_rwlock_unlock(&topognn_lock);
 	slurm_mutex_lock(&addr_ctx_lock);
 	topognn_ctx_free(addr_ctx);
@@ -158,6 +159,7 @@ extern int topology_p_build_config(void)
 	slurm_rwlock_wrlock(&topognn_lock);
 	old = topognn_ctx;
 	topognn_ctx = ctx;
+	topognn_tree_build(ctx);
 	slurm_rwlock_unlock(&topognn_lock);
 	topognn_ctx_free(old);
 	return SLURM_SUCCESS;

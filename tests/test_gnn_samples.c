@@ -18,6 +18,7 @@
 
 #include "../tools/train/samples.h"
 #include "gnn_model.h"
+#include "test_tmp.h"
 
 #define SAMPLES FIXTURES_DIR "/gnn/samples_small.json"
 
@@ -47,8 +48,8 @@ static void test_load(void **state)
 
 static void expect_error(const char *json, const char *path, const char *text)
 {
-	char file[] = "/tmp/test_gnn_samples_XXXXXX";
-	int fd = mkstemp(file);
+	char file[512];
+	int fd = test_mkstemp(file, sizeof(file), "test_gnn_samples_XXXXXX");
 	struct samples s;
 	gnn_error err;
 
@@ -104,8 +105,9 @@ static char *slurp(const char *path)
 
 static void test_tool_deterministic(void **state)
 {
-	char a[] = "/tmp/test_gnn_train_a_XXXXXX", b[] = "/tmp/test_gnn_train_b_XXXXXX";
-	int fa = mkstemp(a), fb = mkstemp(b);
+	char a[512], b[512];
+	int fa = test_mkstemp(a, sizeof(a), "test_gnn_train_a_XXXXXX");
+	int fb = test_mkstemp(b, sizeof(b), "test_gnn_train_b_XXXXXX");
 	char *ta, *tb;
 	gnn_error err;
 	gnn_model *m;

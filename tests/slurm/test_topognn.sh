@@ -9,7 +9,7 @@
 # jobs inside one group when one fits, fewest groups when none does; light
 # jobs fill fragments; -w, --exclude, --switches; drained and down nodes
 # avoided; committed decisions in the DecisionLog and the plan in the prolog
-# environment (SPANK_TOPOGNN_GROUPS); shadow mode leaves Slurm's choice and
+# environment (SPANK_TOPOGNN_GROUPS); shadow mode leaves topology/tree's choice and
 # logs topognn's; a bad graph file leaves slurmctld up and scheduling;
 # a bad graph or topognn.conf key is logged once per slurmctld start;
 # restarting slurmctld keeps working.
@@ -323,20 +323,23 @@ else
 fi
 cancel_all
 
-# ---- shadow mode: Slurm's choice stands, topognn's is logged ----------------------
+# ---- shadow mode: topology/tree's choice stands, topognn's is logged --------------
+# With n[001-003] busy, Slurm's generic consecutive best fit would give -N 6
+# n[004-009] (2 groups); topology/tree takes the first leaf switch that fits
+# it whole, su2: n[009-014]. The plugin runs Slurm's own tree code.
 write_topognn_conf "$etc_conf" shadow "$work/graph.json"
 "$cluster" restart-ctld >/dev/null || fail "restart into shadow mode"
 frag=$(submit -N 3 -w 'n[001-003]' -J light-frag)
 run_check "shadow fragment" "$frag" >/dev/null
 job=$(submit -N 6 -J heavy-shadow)
 nodes=$(run_check "shadow -N 6" "$job")
-if [[ "$nodes" == "n[004-009]" ]]; then
-    pass "shadow mode: Slurm's consecutive best fit stands: $nodes (2 groups)"
+if [[ "$nodes" == "n[009-014]" ]]; then
+    pass "shadow mode: topology/tree's choice stands: $nodes (1 group)"
 else
-    fail "shadow mode: heavy -N 6 got $nodes, want Slurm's own n[004-009]"
+    fail "shadow mode: heavy -N 6 got $nodes, want topology/tree's n[009-014]"
 fi
 sleep 1
-if grep -q "shadow JobId=$job: slurm chose n\[004-009\] (2 groups), topognn would choose .* (1 groups" "$ctld_log"; then
+if grep -q "shadow JobId=$job: slurm chose n\[009-014\] (1 groups), topognn would choose .* (1 groups" "$ctld_log"; then
     pass "shadow mode logs both choices and scores: $(grep -o "shadow JobId=$job.*" "$ctld_log" | head -n 1)"
 else
     fail "no shadow log line for job $job"

@@ -34,6 +34,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "topo_io.h"
+#include "topo_num.h"
+
 #define MAX_RULE_TEXT 4096
 #define MAX_PATTERN 512          /* characters of a name or comment pattern */
 #define MAX_PATTERN_COST 100000  /* length x the repetitions' copy factors */
@@ -115,15 +118,7 @@ static char *trim(char *s)
 
 static int parse_count(const char *v, int *out)
 {
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < 0 || n > 1000000)
-		return -1;
-	*out = (int)n;
-	return 0;
+	return topo_parse_int(v, 0, 1000000, out);
 }
 
 /* Past a bracket expression starting at p ('['), or at its end if open. */
@@ -395,30 +390,13 @@ place_classifier *place_classifier_parse(const char *text, const char *source, t
 
 place_classifier *place_classifier_load(const char *path, topo_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	char *text;
-	long n;
+	size_t n;
+	char *text = topo_read_file(path, TOPO_IO_MAX_BYTES, &n, err);
 	place_classifier *k;
 
-	if (!f) {
-		topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
+	if (!text)
 		return NULL;
-	}
-	if (fseek(f, 0, SEEK_END) < 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) < 0) {
-		fclose(f);
-		topo_error_set(err, path, 0, "cannot read the file");
-		return NULL;
-	}
-	text = malloc((size_t)n + 1);
-	if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
-		free(text);
-		fclose(f);
-		topo_error_set(err, path, 0, "cannot read the file");
-		return NULL;
-	}
-	fclose(f);
-	text[n] = '\0';
-	if (strlen(text) != (size_t)n) {
+	if (strlen(text) != n) {
 		free(text);
 		topo_error_set(err, path, 0, "the file contains a NUL byte");
 		return NULL;

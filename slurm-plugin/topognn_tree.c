@@ -1,0 +1,185 @@
+/*****************************************************************************\
+ *  topognn_tree.c - Slurm's own topology/tree evaluation inside
+ *	topology/topognn, so that the baseline is Slurm's tree itself.
+ *
+ *  Whenever topognn does not deviate from tree (it falls back, shadow mode,
+ *  or its choice is the tree choice), the allocation must be exactly the
+ *  one topology/tree would make from the same node map. Rather than
+ *  imitate tree, the plugin compiles Slurm's tree sources
+ *  (src/plugins/topology/tree/eval_nodes_tree.c and switch_record.c, see
+ *  slurm_eval_nodes_tree.c, slurm_switch_record.c) and feeds them the
+ *  topology.conf that `topognn-discover --topology-conf tree` writes for the
+ *  same graph: one leaf switch per group (or per leaf switch, when every
+ *  node hangs off exactly one leaf), each spine above the leaves it reaches,
+ *  each core above its spines. Slurm's switch_record_validate() reads it
+ *  from a private temporary file (Slurm's own topo_conf path is swapped for
+ *  the call and restored), so the switch table, distances and descendant
+ *  lists are built by Slurm's code too.
+ *
+ *  The file is written only from names Slurm itself gave its nodes, so
+ *  nothing in it can make switch_record_validate() fail; a graph that maps
+ *  no Slurm node builds no table and eval falls back to Slurm's generic
+ *  selection, as before.
+\*****************************************************************************/
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "src/common/slurm_xlator.h"
+
+#include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
+#include "src/common/log.h"
+#include "src/common/node_conf.h"
+#include "src/common/xmalloc.h"
+#include "src/common/xstring.h"
+#include "src/interfaces/topology.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "src/plugins/topology/tree/eval_nodes_tree.h"
+
+#include "topognn.h"
+
+static bool tree_ready = false;
+
+/* Leaf level: 1 when the level-0 switches partition the mapped nodes (each
+ * node under exactly one), as topology.conf then lists them; 0: the groups
+ * (rail-optimized hosts sit under several leaves). */
+static bool _leaves_partition(const topognn_ctx_t *ctx)
+{
+	bitstr_t *seen = bit_alloc(MAX(ctx->node_cnt, 1));
+	bool ok = true;
+	int any = 0;
+
+	for (int s = 0; s < ctx->switch_cnt && ok; s++) {
+		if (ctx->switch_level[s] != 0)
+			continue;
+		if (bit_overlap_any(seen, ctx->switch_bitmap[s]))
+			ok = false;
+		bit_or(seen, ctx->switch_bitmap[s]);
+		any++;
+	}
+	FREE_NULL_BITMAP(seen);
+	return ok && any;
+}
+
+/* "SwitchName=NAME Nodes=..." or "... Switches=...": one line. */
+static void _line(char **text, const char *name, const char *key, const char *list)
+{
+	xstrfmtcat(*text, "SwitchName=%s %s=%s\n", name, key, list);
+}
+
+/*
+ * The topology.conf text for ctx's fabric; NULL when no Slurm node is under
+ * a switch. Switch names: l<i>/g<i> (leaf level), s<i> (switch i of ctx)
+ * keep every name valid and distinct whatever the graph calls them.
+ */
+static char *_tree_conf(const topognn_ctx_t *ctx)
+{
+	bool by_leaf = _leaves_partition(ctx);
+	int nleaf = by_leaf ? ctx->switch_cnt : ctx->group_cnt, lines = 0;
+	bitstr_t **leaf_bm = xcalloc(MAX(nleaf, 1), sizeof(bitstr_t *));
+	char **leaf_name = xcalloc(MAX(nleaf, 1), sizeof(char *));
+	char *text = NULL;
+
+	for (int i = 0; i < nleaf; i++) {
+		bitstr_t *bm = by_leaf ? (ctx->switch_level[i] == 0 ? ctx->switch_bitmap[i] : NULL)
+				       : ctx->group_bitmap[i];
+		char *nodes;
+
+		if (!bm || !bit_set_count(bm))
+			continue;
+		leaf_bm[i] = bm;
+		leaf_name[i] = xstrdup_printf("%c%d", by_leaf ? 'l' : 'g', i);
+		nodes = bitmap2node_name(bm);
+		_line(&text, leaf_name[i], "Nodes", nodes);
+		xfree(nodes);
+		lines++;
+	}
+	/* Upper levels: children = the level below that the switch reaches. */
+	for (int lvl = 1; lines && lvl <= 2; lvl++) {
+		for (int s = 0; s < ctx->switch_cnt; s++) {
+			hostlist_t *hl;
+			char *kids, name[32];
+
+			if (ctx->switch_level[s] != lvl)
+				continue;
+			hl = hostlist_create(NULL);
+			for (int i = 0; lvl == 1 && i < nleaf; i++)
+				if (leaf_bm[i] && bit_overlap_any(leaf_bm[i], ctx->switch_bitmap[s]))
+					hostlist_push_host(hl, leaf_name[i]);
+			for (int o = 0; lvl == 2 && o < ctx->switch_cnt; o++)
+				if (ctx->switch_level[o] == 1 &&
+				    bit_overlap_any(ctx->switch_bitmap[o], ctx->switch_bitmap[s]) &&
+				    bit_set_count(ctx->switch_bitmap[o])) {
+					snprintf(name, sizeof(name), "s%d", o);
+					hostlist_push_host(hl, name);
+				}
+			if (hostlist_count(hl)) {
+				snprintf(name, sizeof(name), "s%d", s);
+				kids = hostlist_ranged_string_xmalloc(hl);
+				_line(&text, name, "Switches", kids);
+				xfree(kids);
+			}
+			hostlist_destroy(hl);
+		}
+	}
+	for (int i = 0; i < nleaf; i++)
+		xfree(leaf_name[i]);
+	xfree(leaf_name);
+	xfree(leaf_bm);
+	if (!lines)
+		xfree(text);
+	return text;
+}
+
+extern void topognn_tree_build(const topognn_ctx_t *ctx)
+{
+	char path[] = "/tmp/topognn-tree-XXXXXX", *text, *saved;
+	int fd;
+	FILE *f;
+
+	tree_ready = false;
+	switch_record_table_destroy();
+	if (!ctx || !(text = _tree_conf(ctx))) {
+		info("topognn: no Slurm node under a switch of the graph: "
+		     "Slurm's generic selection is the fallback");
+		return;
+	}
+	if ((fd = mkstemp(path)) < 0 || !(f = fdopen(fd, "w"))) {
+		error("topognn: cannot write the tree for the fallback (%s): %m", path);
+		if (fd >= 0) {
+			close(fd);
+			unlink(path);
+		}
+		xfree(text);
+		return;
+	}
+	fputs(text, f);
+	if (fclose(f)) {
+		error("topognn: cannot write the tree for the fallback (%s): %m", path);
+	} else {
+		debug("topognn: topology/tree's view of the graph:\n%s", text);
+		saved = topo_conf;
+		topo_conf = path;
+		switch_record_validate();
+		topo_conf = saved;
+		tree_ready = switch_record_cnt > 0;
+	}
+	unlink(path);
+	xfree(text);
+}
+
+extern void topognn_tree_free(void)
+{
+	tree_ready = false;
+	switch_record_table_destroy();
+}
+
+extern int topognn_tree_eval(topology_eval_t *topo_eval)
+{
+	if (!tree_ready)
+		return ESLURM_NOT_SUPPORTED;
+	return eval_nodes_tree(topo_eval);
+}
