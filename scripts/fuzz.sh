@@ -16,6 +16,9 @@
 #       fuzz/corpus/NAME/, keeping every regression input (names starting
 #       with regress- or fuzz_) whatever coverage it adds.
 # TARGET is a name such as topognn_conf (default: every fuzz/fuzz_*.c).
+# An input that runs longer than TOPOGNN_FUZZ_TIMEOUT seconds (default 30,
+# wall clock: on a loaded shared machine one second of CPU can take ten)
+# fails the run as a timeout.
 # Each run ends with a line "fuzz: NAME runs=N exec/s=N corpus=N files, N
 # bytes" (docs/fuzzing.md records these); a crash, leak or timeout fails the
 # script and leaves its input as _build/fuzz/fuzz_NAME-crash-... .
@@ -76,12 +79,14 @@ corpus_size() {
 	echo "$(find "$1" -type f | wc -l) files, $(find "$1" -type f -printf '%s\n' | awk '{s += $1} END {print s + 0}') bytes"
 }
 
-# Minimise work dir $2 (with the checked-in corpus) into fuzz/corpus/$1.
+# Minimise work dir $2 (with the checked-in corpus) into fuzz/corpus/$1,
+# under the target's LeakSanitizer suppressions ($lsan).
 update_corpus() {
 	local name=$1 work=$2 bin=$3 merged
 	merged=$(mktemp -d)
-	"$bin" -merge=1 -rss_limit_mb=2048 -timeout=10 "$merged" "fuzz/corpus/$name" "$work" \
-		>"$out/fuzz_$name.merge.log" 2>&1
+	ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS="$lsan" "$bin" -merge=1 -rss_limit_mb=2048 \
+		-timeout="${TOPOGNN_FUZZ_TIMEOUT:-30}" -artifact_prefix="$out/fuzz_$name-merge-" \
+		"$merged" "fuzz/corpus/$name" "$work" >"$out/fuzz_$name.merge.log" 2>&1
 	mkdir -p "fuzz/corpus/$name"
 	find "fuzz/corpus/$name" -maxdepth 1 -type f \( -name 'regress-*' -o -name 'fuzz_*' \) \
 		-exec cp {} "$merged/" \;
@@ -113,7 +118,7 @@ for target in "${targets[@]}"; do
 	[[ -f fuzz/${corpus_name}.dict ]] && dict=(-dict="fuzz/${corpus_name}.dict")
 	if ! ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS="$lsan" "$out/$name" "${dict[@]}" \
 		-seed="${TOPOGNN_FUZZ_SEED:-1}" -runs="$runs" -max_total_time="$seconds" \
-		-timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+		-timeout="${TOPOGNN_FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$out/$name-" "$work" >"$out/$name.log" 2>&1; then
 		echo "fuzz: $name FAILED; tail of $out/$name.log:"
 		tail -n 40 "$out/$name.log"

@@ -151,6 +151,9 @@ extern void topognn_classify(const topognn_conf_t *conf, job_record_t *job_ptr,
  * the graph and engine are built (get_node_addr in other daemons). Takes
  * ownership of conf. Returns NULL (logged, file and reason) on failure. */
 extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes);
+/* Add the node maps to a context built without them, once the node table is
+ * final (slurmctld; a no-op when they are there already). */
+extern void topognn_ctx_map_nodes(topognn_ctx_t *ctx);
 extern void topognn_ctx_free(topognn_ctx_t *ctx);
 
 /* Group index of a Slurm node, or -1 (unmapped). */

@@ -196,6 +196,17 @@ static void _map_switches(topognn_ctx_t *ctx)
 	xfree(vid_sw);
 }
 
+extern void topognn_ctx_map_nodes(topognn_ctx_t *ctx)
+{
+	if (ctx->order)
+		return;
+	_map_nodes(ctx);
+	_map_groups(ctx);
+	_map_switches(ctx);
+	ctx->order = xcalloc(MAX(ctx->node_cnt, 1), sizeof(int));
+	ctx->group_used = xcalloc(ctx->group_cnt + 1, sizeof(uint8_t));
+}
+
 extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 {
 	topognn_ctx_t *ctx = xmalloc(sizeof(*ctx));
@@ -254,13 +265,8 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 	for (int h = 0; h < ctx->host_cnt; h++)
 		ctx->host_flags_set[h] = ~0u;
 
-	if (with_nodes) {
-		_map_nodes(ctx);
-		_map_groups(ctx);
-		_map_switches(ctx);
-		ctx->order = xcalloc(MAX(ctx->node_cnt, 1), sizeof(int));
-		ctx->group_used = xcalloc(ctx->group_cnt + 1, sizeof(uint8_t));
-	}
+	if (with_nodes)
+		topognn_ctx_map_nodes(ctx);
 	info("graph %s: %d hosts, %d groups, %d leaves; mode %s, policy %s",
 	     ctx->conf.graph_file, ctx->host_cnt,
 	     place_cluster_ngroups(ctx->cluster),

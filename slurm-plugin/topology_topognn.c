@@ -52,6 +52,17 @@ static topognn_ctx_t *addr_ctx = NULL;
 static bool addr_ctx_tried = false;
 static pthread_mutex_t addr_ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * slurmctld calls generate_node_ranking and then build_config while it reads
+ * its configuration. The context the ranking loaded (NULL when that load
+ * failed or Mode=off) is kept for the build_config that follows, so
+ * topognn.conf and the graph are read once per configuration and each of
+ * their problems is logged once.
+ */
+static topognn_ctx_t *ranked_ctx = NULL;
+static bool ranked_loaded = false;
+static pthread_mutex_t ranked_lock = PTHREAD_MUTEX_INITIALIZER;
+
 typedef struct {
 	uint32_t record_count;
 	topognn_topo_rec_t *recs;
@@ -75,6 +86,11 @@ extern int fini(void)
 	addr_ctx = NULL;
 	addr_ctx_tried = false;
 	slurm_mutex_unlock(&addr_ctx_lock);
+	slurm_mutex_lock(&ranked_lock);
+	topognn_ctx_free(ranked_ctx);
+	ranked_ctx = NULL;
+	ranked_loaded = false;
+	slurm_mutex_unlock(&ranked_lock);
 	topognn_record_fini();
 	return SLURM_SUCCESS;
 }
@@ -110,13 +126,34 @@ static topognn_ctx_t *_load(bool with_nodes)
 	return ctx;
 }
 
+/* The context generate_node_ranking loaded for this configuration, with
+ * its node maps added now that the node table is sorted; else a new load. */
+static topognn_ctx_t *_load_for_build(void)
+{
+	topognn_ctx_t *ctx = NULL;
+	bool reuse;
+
+	slurm_mutex_lock(&ranked_lock);
+	if ((reuse = ranked_loaded)) {
+		ctx = ranked_ctx;
+		ranked_ctx = NULL;
+		ranked_loaded = false;
+	}
+	slurm_mutex_unlock(&ranked_lock);
+	if (!reuse)
+		return _load(true);
+	if (ctx)
+		topognn_ctx_map_nodes(ctx);
+	return ctx;
+}
+
 extern int topology_p_build_config(void)
 {
 	topognn_ctx_t *ctx, *old;
 
 	if (!running_in_slurmctld() || !node_record_count)
 		return SLURM_SUCCESS;
-	ctx = _load(true);
+	ctx = _load_for_build();
 	if (ctx)
 		topognn_telem_start(ctx);
 	slurm_rwlock_wrlock(&topognn_lock);
@@ -182,7 +219,15 @@ extern bool topology_p_generate_node_ranking(void)
 	node_record_t *node_ptr;
 	int unmapped = 0;
 
-	if (!running_in_slurmctld() || !(ctx = _load(false)))
+	if (!running_in_slurmctld())
+		return false;
+	ctx = _load(false);
+	slurm_mutex_lock(&ranked_lock);
+	topognn_ctx_free(ranked_ctx);
+	ranked_ctx = ctx;	/* kept for build_config, see ranked_ctx */
+	ranked_loaded = true;
+	slurm_mutex_unlock(&ranked_lock);
+	if (!ctx)
 		return false;
 	for (int i = 0; (node_ptr = next_node(&i)); i++) {
 		int h = place_cluster_find_host(ctx->cluster, node_ptr->name);
@@ -196,7 +241,6 @@ extern bool topology_p_generate_node_ranking(void)
 	}
 	debug("node ranking from graph order (%d nodes outside the graph last)",
 	      unmapped);
-	topognn_ctx_free(ctx);
 	return true;
 }
 

@@ -11,6 +11,7 @@
 # avoided; committed decisions in the DecisionLog and the plan in the prolog
 # environment (SPANK_TOPOGNN_GROUPS); shadow mode leaves topology/tree's choice and
 # logs topognn's; a bad graph file leaves slurmctld up and scheduling;
+# a bad graph or topognn.conf key is logged once per slurmctld start;
 # restarting slurmctld keeps working; LocalityWait: a heavy job that would
 # span two groups waits for one to free and then runs inside it, and one
 # whose group does not free in time runs over two when its budget is spent.
@@ -418,7 +419,14 @@ fi
 cancel_all
 
 # ---- a bad graph file: slurmctld stays up and schedules ---------------------------
+# "ERRORS FALLBACKS": how often slurmctld.log logged ERROR (a grep pattern)
+# and the fallback since line $log_from, i.e. since the last restart
+logged_since() {
+    printf '%s %s' "$(tail -n +"$log_from" "$ctld_log" | grep -c -- "$1" || true)" \
+        "$(tail -n +"$log_from" "$ctld_log" | grep -c "falling back to Slurm's generic node selection" || true)"
+}
 write_topognn_conf "$etc_conf" enforce "$work/bad-graph.json"
+log_from=$(($(wc -l < "$ctld_log") + 1))
 if "$cluster" restart-ctld >/dev/null && timeout 5 scontrol ping | grep -q 'is UP'; then
     pass "slurmctld up with a broken graph file"
 else
@@ -430,6 +438,13 @@ if grep -q "bad-graph.json:[0-9]*: " "$ctld_log" \
 else
     fail "no located error for the broken graph in slurmctld.log"
 fi
+# one start reads topognn.conf and the graph once: each problem is logged once
+counts=$(logged_since "bad-graph.json:[0-9]*: ")
+if [[ "$counts" == "1 1" ]]; then
+    pass "broken graph: its error and the fallback logged once per slurmctld start"
+else
+    fail "broken graph: error and fallback logged $counts times in one start (want 1 1)"
+fi
 job=$(submit -N 4 -J heavy-fallback)
 nodes=$(run_check "fallback" "$job")
 if [[ -n "$nodes" ]]; then
@@ -438,5 +453,17 @@ else
     fail "no job runs with a broken graph ($(state_of "$job"))"
 fi
 cancel_all
+
+# ---- a bad topognn.conf key: logged once, with file and line ----------------------
+write_topognn_conf "$etc_conf" enforce "$work/graph.json"
+echo "Candidats=8" >> "$etc_conf"
+log_from=$(($(wc -l < "$ctld_log") + 1))
+if ! "$cluster" restart-ctld >/dev/null || ! timeout 5 scontrol ping | grep -q 'is UP'; then
+    fail "slurmctld with a bad topognn.conf key"
+elif [[ "$(logged_since 'topognn.conf:12: unknown key "Candidats"')" == "1 1" ]]; then
+    pass "bad topognn.conf key logged once as topognn.conf:12, one fallback"
+else
+    fail "bad topognn.conf key and fallback logged $(logged_since 'topognn.conf:12: unknown key') times in one start (want 1 1)"
+fi
 
 finish

@@ -21,7 +21,7 @@
  * A pattern glibc would take too long to compile or to match is refused
  * before regcomp (pattern_cost): regcomp copies the tree of each '+' and
  * '{m,n}' operand, so stacked repetitions grow it exponentially (fuzz_topognn_conf
- * found a 200-byte rule that held regcomp for minutes), and back-references
+ * found a 250-byte rule that held regcomp for minutes), and back-references
  * make regexec backtrack on the job name and comment, which users choose.
  */
 #include "place_classify.h"
