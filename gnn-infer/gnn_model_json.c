@@ -382,7 +382,8 @@ static gnn_model *load_with(json_t *root, const json_error_t *jerr, const char *
 			gnn_error_set(err, file, "", "invalid JSON at line %d, column %d: %s",
 				      jerr->line, jerr->column, jerr->text);
 		else
-			gnn_error_set(err, file, "", "%s", jerr->text);
+			gnn_error_set(err, file, "", "%s",
+				      jerr->text[0] ? jerr->text : "out of memory reading the JSON");
 		return NULL;
 	}
 	gnn_error_clear(err);

@@ -1,7 +1,9 @@
 /*
  * gnn_train: the training loop — input checks, minibatches of one graph's
  * samples in a seeded shuffled order, and Adam updates of the model's
- * parameters from the gradients of gnn_backprop.c.
+ * parameters from the gradients of gnn_backprop.c. A run that diverges stops
+ * at the first minibatch whose loss is not finite (or, after the last step,
+ * at the first parameter that is not), so no NaN weights reach a model file.
  */
 #include "gnn_internal.h"
 #include "gnn_train.h"
@@ -98,6 +100,33 @@ static int check_graphs(const gnn_model *m, const gnn_train_graph *gs, size_t n,
 	return 0;
 }
 
+/* -1 with err set when a minibatch's loss is NaN or infinite. */
+static int check_loss(double loss, size_t epoch, size_t b, size_t n_batches, gnn_error *err)
+{
+	if (isfinite(loss))
+		return 0;
+	gnn_error_set(err, NULL, NULL,
+		      "training diverged: the loss is %s at epoch %zu, minibatch %zu of %zu "
+		      "(lower the step size)",
+		      isnan(loss) ? "NaN" : "infinite", epoch, b + 1, n_batches);
+	return -1;
+}
+
+/* -1 with err set when the last Adam step left a parameter NaN or infinite. */
+static int check_params(const gnn_model *m, gnn_error *err)
+{
+	size_t i;
+
+	for (i = 0; i < m->n_params; i++)
+		if (!isfinite(m->params[i])) {
+			gnn_error_set(err, NULL, NULL,
+				      "training diverged: parameter %zu is not finite after the "
+				      "last step (lower the step size)", i);
+			return -1;
+		}
+	return 0;
+}
+
 int gnn_train(gnn_model *m, const gnn_train_graph *gs, size_t n_graphs, const gnn_train_opts *o,
 	      gnn_error *err)
 {
@@ -141,10 +170,14 @@ int gnn_train(gnn_model *m, const gnn_train_graph *gs, size_t n_graphs, const gn
 		shuffle(batches, n_batches, sizeof(*batches), &rng);
 		for (b = 0; b < n_batches; b++) {
 			const struct batch *bt = &batches[b];
+			double loss;
 
 			memset(a.grad, 0, m->n_params * sizeof(double));
-			sum += gnn_trainer_loss(t, &gs[bt->graph], order[bt->graph] + bt->first,
-						bt->count, o->loss, a.grad) * (double)bt->count;
+			loss = gnn_trainer_loss(t, &gs[bt->graph], order[bt->graph] + bt->first,
+						bt->count, o->loss, a.grad);
+			if (check_loss(loss, epoch, b, n_batches, err))
+				goto out;
+			sum += loss * (double)bt->count;
 			seen += bt->count;
 			adam_step(&a, m->params, m->n_params, o);
 			if (o->on_batch)
@@ -153,6 +186,8 @@ int gnn_train(gnn_model *m, const gnn_train_graph *gs, size_t n_graphs, const gn
 		if (o->on_epoch)
 			o->on_epoch(o->arg, epoch, seen ? sum / (double)seen : 0.0);
 	}
+	if (check_params(m, err))
+		goto out;
 	rc = 0;
 out:
 	if (rc && err && !err->text[0])

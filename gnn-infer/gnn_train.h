@@ -52,7 +52,9 @@ typedef struct gnn_train_opts {
 void gnn_train_opts_default(gnn_train_opts *o);
 
 /* Train `model` in place. 0 on success, -1 with `err` filled (bad graph or
- * samples, feature count mismatch, no memory). */
+ * samples, feature count mismatch, no memory, or divergence: a minibatch loss
+ * or a final parameter that is NaN or infinite; the weights are then garbage
+ * and must not be saved). */
 int gnn_train(gnn_model *model, const gnn_train_graph *graphs, size_t n_graphs,
 	      const gnn_train_opts *opts, gnn_error *err);
 

@@ -12,6 +12,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "topognn.h"
+#include "topo_num.h"
 
 #define MAX_LINE 4096
 
@@ -94,28 +96,12 @@ static int _parse_bool(const char *v, bool *out)
 
 static int _parse_uint(const char *v, long max, long *out)
 {
-	char *end;
-	long n;
-
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < 0 || n > max)
-		return -1;
-	*out = n;
-	return 0;
+	return topo_parse_long(v, 0, max, out);
 }
 
 static int _parse_double(const char *v, double *out)
 {
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(v, &end);
-	if (errno || end == v || *end || d < 0)
-		return -1;
-	*out = d;
-	return 0;
+	return topo_parse_double(v, 0, HUGE_VAL, out);
 }
 
 /* Split "Key=Value" in place; NULL value when there is no '='. */

@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "gnn_internal.h"
+#include "test_tmp.h"
 
 #define FIX FIXTURES_DIR "/gnn/"
 
@@ -157,8 +158,8 @@ static void test_feature_spec(void **state)
 /* save -> load keeps every parameter bit and every other field. */
 static void assert_round_trip(const gnn_model *m)
 {
-	char path[] = "/tmp/test_gnn_model_XXXXXX";
-	int fd = mkstemp(path);
+	char path[512];
+	int fd = test_mkstemp(path, sizeof(path), "test_gnn_model_XXXXXX");
 	gnn_error err;
 	gnn_model *back;
 	char *a, *b;

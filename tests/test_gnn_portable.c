@@ -14,6 +14,8 @@
 
 #include <cmocka.h>
 
+#include "test_tmp.h"
+
 static void run(const char *prog, const char *out)
 {
 	char cmd[1024];
@@ -24,9 +26,10 @@ static void run(const char *prog, const char *out)
 
 static void test_same_bits(void **state)
 {
-	char a[] = "/tmp/test_gnn_portable_a_XXXXXX", b[] = "/tmp/test_gnn_portable_b_XXXXXX";
-	char cmd[256];
-	int fa = mkstemp(a), fb = mkstemp(b);
+	char a[512], b[512];
+	char cmd[1200];
+	int fa = test_mkstemp(a, sizeof(a), "test_gnn_portable_a_XXXXXX");
+	int fb = test_mkstemp(b, sizeof(b), "test_gnn_portable_b_XXXXXX");
 
 	close(fa);
 	close(fb);

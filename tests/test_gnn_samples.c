@@ -1,7 +1,8 @@
 /*
  * test_gnn_samples: topognn-train's sample file reader (CSR and edge-list
  * graphs, located errors) and the tool end to end: the same seed writes the
- * same model file byte for byte, and that file loads.
+ * same model file byte for byte, and that file loads; a diverging run fails
+ * and leaves --out as it was.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,12 +11,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "../tools/train/samples.h"
 #include "gnn_model.h"
+#include "test_tmp.h"
 
 #define SAMPLES FIXTURES_DIR "/gnn/samples_small.json"
 
@@ -45,8 +48,8 @@ static void test_load(void **state)
 
 static void expect_error(const char *json, const char *path, const char *text)
 {
-	char file[] = "/tmp/test_gnn_samples_XXXXXX";
-	int fd = mkstemp(file);
+	char file[512];
+	int fd = test_mkstemp(file, sizeof(file), "test_gnn_samples_XXXXXX");
 	struct samples s;
 	gnn_error err;
 
@@ -102,8 +105,9 @@ static char *slurp(const char *path)
 
 static void test_tool_deterministic(void **state)
 {
-	char a[] = "/tmp/test_gnn_train_a_XXXXXX", b[] = "/tmp/test_gnn_train_b_XXXXXX";
-	int fa = mkstemp(a), fb = mkstemp(b);
+	char a[512], b[512];
+	int fa = test_mkstemp(a, sizeof(a), "test_gnn_train_a_XXXXXX");
+	int fb = test_mkstemp(b, sizeof(b), "test_gnn_train_b_XXXXXX");
 	char *ta, *tb;
 	gnn_error err;
 	gnn_model *m;
@@ -129,12 +133,90 @@ static void test_tool_deterministic(void **state)
 	free(tb);
 }
 
+/* Run topognn-train with --lr lr into dir/model.json, stderr to dir/err;
+ * its exit code. */
+static int train_lr(const char *dir, const char *lr)
+{
+	char cmd[2048];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s/tools/topognn-train --samples %s --out %s/model.json --epochs 3 --batch 5 "
+		 "--hidden 6 --lr %s >/dev/null 2>%s/err",
+		 BUILD_DIR, SAMPLES, dir, lr, dir);
+	st = system(cmd);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* The names in dir, sorted, joined by spaces. */
+static void list_dir(const char *dir, char *out, size_t size)
+{
+	char cmd[1024];
+	FILE *p;
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "ls %s | tr '\\n' ' '", dir);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(out, 1, size - 1, p);
+	out[n] = 0;
+	pclose(p);
+}
+
+static void test_tool_diverges(void **state)
+{
+	char dir[] = "/tmp/test_gnn_diverge_XXXXXX", path[256], names[256], *text;
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	/* the loss turns infinite in the first epoch: exit 1, no model file */
+	assert_int_equal(train_lr(dir, "1e30"), 1);
+	snprintf(path, sizeof(path), "%s/err", dir);
+	text = slurp(path);
+	assert_non_null(strstr(text, "topognn-train: training diverged: the loss is "));
+	assert_non_null(strstr(text, " at epoch 1, minibatch "));
+	free(text);
+	list_dir(dir, names, sizeof(names));
+	assert_string_equal(names, "err ");
+	/* an existing model is left as it was, with no temporary file beside it */
+	snprintf(path, sizeof(path), "%s/model.json", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("old model\n", f);
+	fclose(f);
+	assert_int_equal(train_lr(dir, "1e30"), 1);
+	text = slurp(path);
+	assert_string_equal(text, "old model\n");
+	free(text);
+	list_dir(dir, names, sizeof(names));
+	assert_string_equal(names, "err model.json ");
+	/* a step size beyond float range is refused before training */
+	assert_int_equal(train_lr(dir, "1e308"), 2);
+	snprintf(path, sizeof(path), "%s/err", dir);
+	text = slurp(path);
+	assert_string_equal(text, "topognn-train: --lr needs a positive number below 3.4e+38, "
+				  "not \"1e308\"\n");
+	free(text);
+	/* a sane step size writes the model in place of the old one */
+	assert_int_equal(train_lr(dir, "0.001"), 0);
+	list_dir(dir, names, sizeof(names));
+	assert_string_equal(names, "err model.json ");
+	snprintf(path, sizeof(path), "%s/model.json", dir);
+	text = slurp(path);
+	assert_non_null(strstr(text, "\"format\": \"topognn-gnn\""));
+	free(text);
+	snprintf(path, sizeof(path), "rm -rf %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_tool_deterministic),
+		cmocka_unit_test(test_tool_diverges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -226,6 +226,12 @@ static void record_loss(void *arg, size_t epoch, double loss)
 	losses[epoch - 1] = loss;
 }
 
+static void count_epoch(void *arg, size_t epoch, double loss)
+{
+	(void)loss;
+	*(size_t *)arg = epoch;
+}
+
 static gnn_model *train(uint64_t seed, double *losses)
 {
 	static struct data d;
@@ -282,6 +288,33 @@ static void test_train_errors(void **state)
 	gnn_model_free(m);
 }
 
+/* A step size that blows the weights up: training stops at the first
+ * non-finite minibatch loss with an error instead of returning NaN weights. */
+static void test_train_diverges(void **state)
+{
+	static struct data d;
+	const char *names[NVF] = {"v0", "v1", "v2"}, *set[] = {"s0"};
+	gnn_arch arch = {NVF, names, NULL, NULL, 1, set, NULL, NULL, GNN_CONV_SAGE, 2, 8, 8};
+	gnn_train_opts o;
+	gnn_error err;
+	gnn_model *m = gnn_model_build(&arch, 1, &err);
+	size_t epochs = 0;
+
+	make_learnable(&d);
+	gnn_train_opts_default(&o);
+	o.epochs = 20;
+	o.batch = 4;
+	o.lr = 1e30f;
+	o.on_epoch = count_epoch;
+	o.arg = &epochs;
+	assert_int_equal(gnn_train(m, &d.g, 1, &o, &err), -1);
+	assert_non_null(strstr(err.text, "training diverged: the loss is "));
+	assert_non_null(strstr(err.text, "at epoch 1, minibatch "));
+	/* it stopped inside the first epoch: no epoch was reported */
+	assert_int_equal(epochs, 0);
+	gnn_model_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -289,7 +322,7 @@ int main(void)
 		cmocka_unit_test(test_grad_gelu),      cmocka_unit_test(test_grad_layernorm),
 		cmocka_unit_test(test_grad_sage),      cmocka_unit_test(test_grad_gin),
 		cmocka_unit_test(test_grad_head),      cmocka_unit_test(test_training),
-		cmocka_unit_test(test_train_errors),
+		cmocka_unit_test(test_train_errors),   cmocka_unit_test(test_train_diverges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -132,6 +132,52 @@ static void test_errors(void **state)
 		     0, "no host named \"x\"");
 }
 
+/* Self-loops, duplicated cables and odd switch loops are anomalies, not
+ * "anomalies: 0" (issue 13). A fat tree's own even loops are not. */
+static void test_fabric_anomalies(void **state)
+{
+	static const char text[] = HEAD "\"vertices\": ["
+		"{\"kind\": \"switch\", \"name\": \"s1\"}, {\"kind\": \"switch\", \"name\": \"s2\"},"
+		"{\"kind\": \"switch\", \"name\": \"s3\"}, {\"kind\": \"switch\", \"name\": \"s4\"}],"
+		" \"edges\": ["
+		"{\"kind\": \"fabric\", \"a\": \"switch:s1\", \"b\": \"switch:s1\", \"port_a\": 1, \"port_b\": 2},"
+		"{\"kind\": \"fabric\", \"a\": \"switch:s1\", \"b\": \"switch:s2\", \"port_a\": 3, \"port_b\": 1},"
+		"{\"kind\": \"fabric\", \"a\": \"switch:s1\", \"b\": \"switch:s2\", \"port_a\": 3, \"port_b\": 1},"
+		"{\"kind\": \"fabric\", \"a\": \"switch:s2\", \"b\": \"switch:s3\", \"port_a\": 2, \"port_b\": 1},"
+		"{\"kind\": \"fabric\", \"a\": \"switch:s3\", \"b\": \"switch:s1\", \"port_a\": 2, \"port_b\": 4}]}";
+	static const char square[] = HEAD "\"vertices\": ["
+		"{\"kind\": \"switch\", \"name\": \"l1\"}, {\"kind\": \"switch\", \"name\": \"l2\"},"
+		"{\"kind\": \"switch\", \"name\": \"p1\"}, {\"kind\": \"switch\", \"name\": \"p2\"}],"
+		" \"edges\": ["
+		"{\"kind\": \"fabric\", \"a\": \"switch:l1\", \"b\": \"switch:p1\", \"port_a\": 1, \"port_b\": 1},"
+		"{\"kind\": \"fabric\", \"a\": \"switch:l1\", \"b\": \"switch:p2\", \"port_a\": 2, \"port_b\": 1},"
+		"{\"kind\": \"fabric\", \"a\": \"switch:l2\", \"b\": \"switch:p1\", \"port_a\": 1, \"port_b\": 2},"
+		"{\"kind\": \"fabric\", \"a\": \"switch:l2\", \"b\": \"switch:p2\", \"port_a\": 2, \"port_b\": 2}]}";
+	topo_graph *g = topo_graph_new();
+	topo_error err;
+	int loop = 0, dup = 0, cycle = 0;
+
+	(void)state;
+	assert_int_equal(topo_load_json_mem(g, text, strlen(text), "bad.json", &err), 0);
+	for (size_t i = 0; i < topo_graph_nanomalies(g); i++) {
+		const topo_anomaly *a = topo_graph_anomaly(g, i);
+
+		loop += !strcmp(a->kind, "self-loop") && !strcmp(a->subject, "s1");
+		dup += !strcmp(a->kind, "duplicate-edge") &&
+		       !strcmp(a->text, "the cable s1 port 3 - s2 port 1 is listed twice");
+		cycle += !strcmp(a->kind, "switch-cycle");
+	}
+	assert_int_equal(loop, 1);
+	assert_int_equal(dup, 1);
+	assert_int_equal(cycle, 1);
+	assert_int_equal(topo_graph_nanomalies(g), 3);
+	topo_graph_free(g);
+	g = topo_graph_new();
+	assert_int_equal(topo_load_json_mem(g, square, strlen(square), "ok.json", &err), 0);
+	assert_int_equal(topo_graph_nanomalies(g), 0);
+	topo_graph_free(g);
+}
+
 static void test_missing_file(void **state)
 {
 	topo_graph *g = topo_graph_new();
@@ -150,6 +196,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_missing_file),
+		cmocka_unit_test(test_fabric_anomalies),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

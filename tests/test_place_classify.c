@@ -101,6 +101,27 @@ static void test_defaults(void **st)
 	place_classifier_free(k);
 }
 
+/* Patterns with brackets, classes, intervals and escapes are not mistaken
+ * for costly ones, and match. */
+static void test_patterns_accepted(void **st)
+{
+	topo_error err;
+	place_classifier *k = place_classifier_parse(
+		"ClassRule=name=^(train|ft)-[[:alnum:]+]+-[0-9]{1,4}$ class=heavy\n"
+		"ClassRule=comment=[+{]\\+{2}x[]+]+ class=light\n", "c.conf", &err);
+	place_job_info j = {0};
+
+	(void)st;
+	assert_non_null(k);
+	j.nodes = 1;
+	j.name = "ft-llama+7b-0042";
+	assert_int_equal(place_classify(k, &j, NULL), PLACE_COMM_HEAVY);
+	j.name = "ft-llama-12345";
+	j.comment = "{++x]";
+	assert_int_equal(place_classify(k, &j, NULL), PLACE_COMM_LIGHT);
+	place_classifier_free(k);
+}
+
 static void expect_error(const char *text, int line, const char *fragment)
 {
 	topo_error err;
@@ -128,6 +149,16 @@ static void test_errors_with_lines(void **st)
 	expect_error("ClassRule=partition class=heavy\n", 1, "is not key=value");
 	expect_error("ClassRule=qos=a qos=b class=light\n", 1, "gives qos twice");
 	expect_error("DefaultMultiNodeGpuClass=maybe\n", 1, "must be heavy, light or none");
+	/* regcomp would copy the operand of each stacked '+': 2^40 pieces
+	 * (fuzz_topognn_conf held regcomp for minutes on such a rule) */
+	expect_error("ClassRule=name=^x+++++++++++++++++++++++++++++++++++++++++ class=heavy\n", 1,
+		     "bad name pattern '^x+++"
+		     "++++++++++++++++++++++++++++++++++++++': too complex: its repetitions "
+		     "('+', '{m,n}') multiply it beyond 100000 pieces");
+	expect_error("ClassRule=comment=((a{99}){99}){99} class=heavy\n", 1,
+		     "bad comment pattern '((a{99}){99}){99}': too complex");
+	expect_error("ClassRule=name=^(a*)\\1$ class=heavy\n", 1,
+		     "bad name pattern '^(a*)\\1$': back-references are not allowed");
 	assert_null(place_classifier_load("/nonexistent/topognn.conf", &err));
 	assert_non_null(strstr(topo_error_format(&err, buf, sizeof(buf)),
 			       "/nonexistent/topognn.conf: cannot open"));
@@ -140,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_comment_tag_wins),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_errors_with_lines),
+		cmocka_unit_test(test_patterns_accepted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

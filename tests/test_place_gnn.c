@@ -22,6 +22,7 @@
 #define MODEL MODELS_DIR "/default.json"
 
 #include "malloc_count.h"
+#include "test_tmp.h"
 
 /* 4 groups x 8 hosts, 4 rails, 4:1 leaves (2 up-links each): hosts of
  * group g are 8g .. 8g+7. */
@@ -235,7 +236,7 @@ static void test_feature_mismatch_refused(void **state)
 {
 	fx f;
 	topo_error err;
-	char path[] = "/tmp/test_place_gnn_XXXXXX", *text = slurp(MODEL), *at;
+	char path[512], *text = slurp(MODEL), *at;
 	int fd;
 
 	(void)state;
@@ -243,7 +244,7 @@ static void test_feature_mismatch_refused(void **state)
 	at = strstr(text, "\"max_port_flows\"");
 	assert_non_null(at);
 	memcpy(at, "\"max_port_flowz\"", 16);
-	fd = mkstemp(path);
+	fd = test_mkstemp(path, sizeof(path), "test_place_gnn_XXXXXX");
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);

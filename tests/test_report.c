@@ -21,6 +21,8 @@
 #include "report_metrics.h"
 #include "report_node.h"
 #include "report_rest.h"
+#include "report_why.h"
+#include "test_tmp.h"
 
 static const char *const log_text =
 	/* 1: an engine decision record */
@@ -137,7 +139,7 @@ static void test_log_missing_file(void **state)
 	(void)state;
 	assert_int_equal(report_log_load("/nonexistent/d.log", &log, &err), -1);
 	assert_string_equal(err.source, "/nonexistent/d.log");
-	assert_non_null(strstr(err.text, "cannot read the decision log: No such file"));
+	assert_non_null(strstr(err.text, "cannot open: No such file"));
 }
 
 static void test_rest_jobs_nodes(void **state)
@@ -190,21 +192,38 @@ static void test_rest_errors(void **state)
 	assert_non_null(strstr(err.text, "the reply is not JSON"));
 	assert_int_equal(err.line, 1);
 	/* nothing listens on port 9 */
-	assert_int_equal(report_rest_fetch("http://127.0.0.1:9", "t", NULL, &s, &err), -1);
+	assert_int_equal(report_rest_fetch("http://127.0.0.1:9", "t", NULL, 0, &s, &err), -1);
 	assert_string_equal(err.source, "http://127.0.0.1:9/slurm/v0.0.42/jobs");
+	assert_int_equal(s.njobs, 0);
+	/* other schemes are refused before anything is sent (issue 13) */
+	assert_int_equal(report_rest_fetch("file:///etc/passwd", "t", NULL, 0, &s, &err), -1);
+	assert_non_null(strstr(err.text, "must start with http:// or https:// (or be unix:/path)"));
+	assert_int_equal(report_rest_fetch("gopher://example.org:70", "t", NULL, 0, &s, &err), -1);
+	assert_non_null(strstr(err.text, "must start with http://"));
+	assert_int_equal(report_rest_fetch("unix:relative.sock", "t", NULL, 0, &s, &err), -1);
+	assert_non_null(strstr(err.text, "absolute path"));
+	/* the JWT does not go over plain http to another host unless allowed */
+	assert_int_equal(report_rest_fetch("http://rest.example.org:6820", "t", NULL, 0, &s, &err), -1);
+	assert_non_null(strstr(err.text, "is plain http to another host"));
+	assert_string_equal(err.source, "");
+	assert_int_equal(report_rest_fetch("http://user:pw@localhost:9", "t", NULL, 0, &s, &err), -1);
+	assert_non_null(strstr(err.text, "must not carry credentials"));
+	/* allowed: it is tried (and nothing answers on this unroutable address) */
+	assert_int_equal(report_rest_fetch("http://[::1]:9", "t", NULL, 0, &s, &err), -1);
+	assert_string_equal(err.source, "http://[::1]:9/slurm/v0.0.42/jobs");
 	assert_int_equal(s.njobs, 0);
 }
 
 static void test_node_reports(void **state)
 {
-	char dir[] = "/tmp/test_report_XXXXXX", path[256];
+	char dir[512], path[1024];
 	report_node_outcome *o;
 	topo_error err;
 	FILE *f;
 	int n;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_non_null(test_mkdtemp(dir, sizeof(dir), "test_report_XXXXXX"));
 	snprintf(path, sizeof(path), "%s/42.n10.json", dir);
 	f = fopen(path, "w");
 	fputs("{\"hca\": \"mlx5_1\", \"irq_moved\": 3}", f);
@@ -273,13 +292,68 @@ static void test_stats_and_metrics(void **state)
 	report_log_free(&log);
 }
 
+/* A choice on hosts hosts[0..n) with the given structure and costs. */
+static report_choice choice(char **hosts, int n, int groups, int leaves, int hops, double cost,
+			    double frag)
+{
+	report_choice c;
+
+	memset(&c, 0, sizeof(c));
+	c.hosts = hosts;
+	c.nhosts = n;
+	c.groups = groups;
+	c.leaves = leaves;
+	c.diameter = hops;
+	c.cost = cost;
+	c.frag_cost = frag;
+	return c;
+}
+
+static void test_why_lost(void **state)
+{
+	char *a[2] = { "n01", "n02" }, *b[2] = { "n01", "n09" }, why[256];
+	report_choice ch = choice(a, 2, 1, 1, 2, 1.0, 0.25);
+	report_choice alt = choice(b, 2, 2, 2, 4, 1.5, 0.20);
+
+	(void)state;
+	/* communication cost 1.3 vs 0.75, fragmentation 0.20 vs 0.25 */
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "communication +0.55, fragmentation -0.05 (groups 2 vs 1, leaves 2 vs 1, hops 4 vs 2)");
+	/* fragmentation is what cost it most */
+	alt = choice(b, 2, 1, 1, 2, 1.5, 0.75);
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "fragmentation +0.5");
+	alt = choice(a, 2, 1, 1, 2, 3.0, 0.25);
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "same hosts as the choice");
+	alt = choice(b, 2, 1, 1, 2, 1.0, 0.25);
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "tie on cost, ranked after the choice");
+	alt = choice(b, 2, 1, 1, 2, 0.5, 0.25);
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "cheaper by 0.5 but not chosen (the policy picks itself)");
+	alt = choice(b, 2, 1, 1, 2, NAN, NAN);
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "not costed");
+	/* no fragmentation term known: the total, then the structure */
+	ch.frag_cost = NAN;
+	alt = choice(b, 2, 3, 1, 2, 2.0, NAN);
+	report_why_lost(&ch, &alt, why, sizeof(why));
+	assert_string_equal(why, "cost +1 (groups 3 vs 1)");
+	/* a short buffer is cut, not overrun */
+	alt = choice(b, 2, 2, 2, 4, 1.5, 0.20);
+	ch.frag_cost = 0.25;
+	report_why_lost(&ch, &alt, why, 12);
+	assert_string_equal(why, "communicati");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_both_formats), cmocka_unit_test(test_log_running),
 		cmocka_unit_test(test_log_missing_file), cmocka_unit_test(test_rest_jobs_nodes),
 		cmocka_unit_test(test_rest_errors),      cmocka_unit_test(test_node_reports),
-		cmocka_unit_test(test_stats_and_metrics),
+		cmocka_unit_test(test_stats_and_metrics), cmocka_unit_test(test_why_lost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

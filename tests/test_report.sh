@@ -26,6 +26,10 @@ G="--ibnetdiscover $fabric"
 	--decision-log "$tmp/d.log" > "$tmp/sim.out" 2>&1
 check "topognn-sim writes 100 decisions and 100 end events" \
 	eq "$(grep -c '"chosen"' "$tmp/d.log") $(grep -c '"event":"end"' "$tmp/d.log")" "100 100"
+check "topognn-sim --scale 0: a positive whole number" eq "$("$sim" $G --trace \
+	"$fx/traces/kth-sp2-head100.swf" --scale 0 2>&1; echo "rc=$?")" \
+	'topognn-sim: --scale wants a positive whole number, not "0"
+rc=2'
 # the log as copied while jobs 3, 4, 25 and 60 ran (its first 120 lines)
 head -n 120 "$tmp/d.log" > "$tmp/part.log"
 
@@ -148,7 +152,7 @@ check "no source at all: exit 1, says what to give" \
 	eval '[ $rc -eq 1 ] && grep -q "give --decisions FILE or --slurmrestd URL" "$tmp/e1"'
 "$tool" --decisions "$tmp/nope.log" --slurmrestd http://127.0.0.1:9 $G cluster > /dev/null 2> "$tmp/e2"
 check "both sources down: both named" \
-	eval 'grep -q "nope.log: cannot read the decision log" "$tmp/e2" && grep -q "live cluster not available: http://127.0.0.1:9/slurm/v0.0.42/jobs" "$tmp/e2"'
+	eval 'grep -q "nope.log: cannot open: No such file" "$tmp/e2" && grep -q "live cluster not available: http://127.0.0.1:9/slurm/v0.0.42/jobs" "$tmp/e2"'
 "$tool" --decisions "$tmp/part.log" --slurmrestd http://127.0.0.1:9 $G --json cluster > "$tmp/c2.json" 2>/dev/null
 check "slurmrestd down: the log still gives the cluster, with a note" \
 	eq "$(jq_py "$tmp/c2.json" 'd["running_jobs"], "live cluster not available" in d["notes"][0]')" "(4, True)"
@@ -157,5 +161,29 @@ check "slurmrestd down: the log still gives the cluster, with a note" \
 check "torn log lines skipped and counted, first one named" \
 	eq "$(jq_py "$tmp/ht.json" 'd["decisions"], d["notes"][0]')" \
 	"(4, '2 lines of the decision log skipped (first: $tmp/torn.log:4: not JSON (a torn line?))')"
+
+# ---- bad input (issue 13) ----
+"$tool" --decisions "$tmp/d.log" $G job 999999999999999999999 > /dev/null 2> "$tmp/e3"
+rc=$?
+check "job id beyond 32 bits: exit 2, not job 18446744073709551615" \
+	eval '[ $rc -eq 2 ] && grep -q "\"999999999999999999999\" is not a job id" "$tmp/e3"'
+"$tool" --decisions "$tmp/d.log" $G job 4294967296 > /dev/null 2> "$tmp/e3b"
+rc=$?
+check "job id 2^32: an error, not job 0" eval '[ $rc -eq 2 ] && grep -q "is not a job id" "$tmp/e3b"'
+printf 'garbage\n{"no": "job"}\n\n%s\n' '{"job": 9' > "$tmp/garbage.log"
+"$tool" --decisions "$tmp/garbage.log" $G history > /dev/null 2> "$tmp/e4"
+rc=$?
+check "all-garbage decision log: exit 1, names the file and the first bad line" \
+	eval '[ $rc -eq 1 ] && grep -q "garbage.log: no readable decision in 3 lines (first: $tmp/garbage.log:1: " "$tmp/e4"'
+"$tool" --decisions "$tmp/d.log" $G --node-reports "$tmp/no-such-dir" job 19 > /dev/null 2> "$tmp/e5"
+rc=$?
+check "missing --node-reports DIR: exit 1, named" \
+	eval '[ $rc -eq 1 ] && grep -q "node-reports $tmp/no-such-dir: No such file or directory" "$tmp/e5"'
+"$tool" --decisions "$tmp/d.log" $G --node-reports "$tmp/d.log" job 19 > /dev/null 2> "$tmp/e6"
+rc=$?
+check "--node-reports on a file: an error" eval '[ $rc -eq 1 ] && grep -q "d.log: not a directory" "$tmp/e6"'
+"$tool" --decisions "$tmp/d.log" --slurmrestd file:///etc/passwd $G cluster > /dev/null 2> "$tmp/e7"
+check "--slurmrestd file://: refused, nothing fetched" \
+	grep -q "must start with http:// or https:// (or be unix:/path)" "$tmp/e7"
 
 finish

@@ -14,6 +14,7 @@
 
 #include "sim.h"
 #include "sim_internal.h"
+#include "test_tmp.h"
 
 struct world {
 	topo_graph *g;
@@ -39,8 +40,8 @@ static void world_free(struct world *w)
 /* Load an SWF text into a trace (1 processor = 1 host). */
 static void swf(topo_trace *t, const char *text)
 {
-	char path[] = "/tmp/test_sim_XXXXXX";
-	int fd = mkstemp(path);
+	char path[512];
+	int fd = test_mkstemp(path, sizeof(path), "test_sim_XXXXXX");
 	topo_error err;
 
 	assert_true(fd >= 0);

@@ -22,6 +22,7 @@
 #include "telemetry.h"
 #include "telemetry_feed.h"
 #include "telemetry_place.h"
+#include "test_tmp.h"
 
 #define NOW 1700000100.0
 
@@ -311,13 +312,13 @@ static void write_file(const char *path, const char *text, mode_t mode)
 
 static void test_credentials(void **state)
 {
-	char dir[] = "/tmp/test_telemetry.XXXXXX", path[256];
+	char dir[512], path[1024];
 	telem_credentials c;
 	topo_error err;
 	telem_config cfg;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
+	assert_non_null(test_mkdtemp(dir, sizeof(dir), "test_telemetry.XXXXXX"));
 	snprintf(path, sizeof(path), "%s/cred", dir);
 
 	write_file(path, "# Prometheus\n\n  basic  admin:pa:ss  \n", 0600);

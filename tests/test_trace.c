@@ -14,6 +14,7 @@
 
 #include "comm_profile.h"
 #include "trace.h"
+#include "test_tmp.h"
 
 #define KTH FIXTURES_DIR "/traces/kth-sp2-head100.swf"
 #define ALI FIXTURES_DIR "/traces/alibaba-pods-head50.csv"
@@ -22,11 +23,10 @@
 /* Write text to a temporary file; returns its path (static buffer). */
 static const char *tmpfile_with(const char *text)
 {
-	static char path[64];
+	static char path[512];
 	int fd;
 
-	snprintf(path, sizeof(path), "/tmp/test_trace_XXXXXX");
-	fd = mkstemp(path);
+	fd = test_mkstemp(path, sizeof(path), "test_trace_XXXXXX");
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
@@ -76,10 +76,12 @@ static void test_swf_gzip(void **state)
 {
 	topo_trace t;
 	topo_error err;
-	char cmd[512];
-	const char *gz = "/tmp/test_trace_kth.swf.gz";
+	char cmd[2048], gz[512];
+	int fd = test_mkstemp(gz, sizeof(gz), "test_trace_kth_XXXXXX");
 
-	snprintf(cmd, sizeof(cmd), "gzip -c '%s' > %s", KTH, gz);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "gzip -c '%s' > '%s'", KTH, gz);
 	assert_int_equal(system(cmd), 0);
 	trace_init(&t);
 	assert_int_equal(trace_load(&t, gz, &err), 0);
@@ -87,7 +89,7 @@ static void test_swf_gzip(void **state)
 	assert_int_equal(t.jobs[99].id, 114);
 	trace_free(&t);
 	/* a corrupt gzip stream is an error, not a short trace */
-	snprintf(cmd, sizeof(cmd), "head -c 200 '%s' > %s.cut", gz, gz);
+	snprintf(cmd, sizeof(cmd), "head -c 200 '%s' > '%s.cut'", gz, gz);
 	assert_int_equal(system(cmd), 0);
 	snprintf(cmd, sizeof(cmd), "%s.cut", gz);
 	assert_int_equal(trace_load(&t, cmd, &err), -1);

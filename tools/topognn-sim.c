@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sim.h"
+#include "topo_num.h"
 
 #ifndef TOPOGNN_COMM_DIR
 #define TOPOGNN_COMM_DIR "comm"
@@ -50,13 +51,7 @@ static void usage(FILE *f)
 
 static int parse_int(const char *s, int lo, int *out)
 {
-	char *end;
-	long v = strtol(s, &end, 10);
-
-	if (*s == '\0' || *end || v < lo || v > 1000000000)
-		return -1;
-	*out = (int)v;
-	return 0;
+	return topo_parse_int(s, lo, 1000000000, out);
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -117,10 +112,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'h': usage(stdout); exit(0);
 		case 'n': case 's': case 'k': case 'P': case 'G': case 'b': case 'T':
 			if (parse_int(optarg, c == 's' ? 0 : 1, &v)) {
-				fprintf(stderr, "topognn-sim: --%s wants a whole number, not \"%s\"\n",
+				fprintf(stderr, "topognn-sim: --%s wants a %s whole number, not \"%s\"\n",
 					c == 'n' ? "jobs" : c == 's' ? "seed" : c == 'k' ? "scale"
 					: c == 'P' ? "procs-per-host" : c == 'G' ? "gpus-per-host"
-					: c == 'T' ? "train-every" : "backfill-depth", optarg);
+					: c == 'T' ? "train-every" : "backfill-depth",
+					c == 's' ? "non-negative" : "positive", optarg);
 				return -1;
 			}
 			if (c == 'n') o->jobs = v;

@@ -4,13 +4,18 @@
  *
  * The maths lives in libgnn (gnn_train.h); this file is the command line:
  * options, reading samples (train/samples.c), the input normalisation from
- * the data, the per-epoch loss report and the progress line.
+ * the data, the per-epoch loss report and the progress line. A run that
+ * diverges (NaN or infinite loss) fails with exit 1 and writes no file; a
+ * model file is written under a temporary name and renamed into place, so
+ * --out never holds a partial model.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gnn_model.h"
@@ -99,9 +104,13 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'S': o->train.seed = parse_count("--seed", optarg, 0); break;
 		case 'p': o->progress = 1; break;
 		case 'l':
+			errno = 0;
 			o->train.lr = strtof(optarg, &end);
-			if (*end || end == optarg || !(o->train.lr > 0)) {
-				fprintf(stderr, "topognn-train: --lr needs a positive number\n");
+			if (*end || end == optarg || errno || !isfinite(o->train.lr) ||
+			    !(o->train.lr > 0)) {
+				fprintf(stderr,
+					"topognn-train: --lr needs a positive number below %g, "
+					"not \"%s\"\n", 3.4e38, optarg);
 				exit(2);
 			}
 			break;
@@ -157,6 +166,45 @@ static void on_epoch(void *arg, size_t epoch, double loss)
 	fflush(stdout);
 }
 
+/* Save m to path through a temporary file in the same directory and a
+ * rename, so path is either the old file or the whole new model. */
+static int save_atomic(const gnn_model *m, const char *path, gnn_error *err)
+{
+	size_t len = strlen(path);
+	char *tmp = malloc(len + sizeof(".tmpXXXXXX"));
+	mode_t mask = umask(0);
+	int fd, bad, rc = -1;
+
+	umask(mask);
+	if (!tmp) {
+		gnn_error_set(err, path, NULL, "out of memory");
+		return -1;
+	}
+	memcpy(tmp, path, len);
+	memcpy(tmp + len, ".tmpXXXXXX", sizeof(".tmpXXXXXX"));
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		gnn_error_set(err, path, NULL, "cannot write: %s", strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	/* the mode an ordinary create would give; mkstemp makes it 0600 */
+	bad = fchmod(fd, 0666 & ~mask) != 0;
+	bad |= close(fd) != 0;
+	if (bad)
+		gnn_error_set(err, tmp, NULL, "cannot write: %s", strerror(errno));
+	else if (!gnn_model_save(m, tmp, err)) {
+		if (rename(tmp, path) == 0)
+			rc = 0;
+		else
+			gnn_error_set(err, path, NULL, "cannot write: %s", strerror(errno));
+	}
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
 static int fail(const gnn_error *err)
 {
 	char buf[1024];
@@ -206,7 +254,7 @@ int main(int argc, char **argv)
 	o.train.on_epoch = on_epoch;
 	o.train.arg = &o;
 	rc = !m || gnn_train(m, s.graphs, s.n_graphs, &o.train, &err) ||
-	     gnn_model_save(m, o.out, &err);
+	     save_atomic(m, o.out, &err);
 	if (rc)
 		fail(&err);
 	else

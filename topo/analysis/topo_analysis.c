@@ -8,6 +8,7 @@
  * the leaf x leaf table, is capped to a small number of leaves.
  */
 #include "topo_analysis.h"
+#include "topo_num.h"
 
 #include <igraph.h>
 #include <limits.h>
@@ -88,13 +89,6 @@ static int hca_host(const topo_graph *g, int v)
 	const topo_vertex *x = topo_graph_vertex(g, v);
 
 	return x && x->kind == TOPO_V_HCA && is_kind(g, x->host, TOPO_V_HOST) ? x->host : -1;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* ======================================================================
@@ -518,7 +512,7 @@ static int index_hosts(topo_analysis_index *ix, const topo_graph *g, const int *
 	for (int v = 0; v < ix->nv; v++) {
 		int *l = &ix->host_leaf[ix->host_off[v]], n = ix->host_off[v + 1] - ix->host_off[v];
 
-		qsort(l, (size_t)n, sizeof(*l), cmp_int);
+		qsort(l, (size_t)n, sizeof(*l), topo_cmp_int);
 		ix->host_off[v] = w;
 		for (int i = 0; i < n; i++)
 			if (i == 0 || l[i] != l[i - 1])

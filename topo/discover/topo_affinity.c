@@ -121,12 +121,10 @@ topo_affinity *topo_affinity_of_host(const topo_graph *g, int host)
 		topo_affinity_free(a);
 		return NULL;
 	}
-	for (int i = 0; i < ninc && !fail; i++) {
-		const topo_edge *e = topo_graph_edge(g, inc[i]);
-		int pid = e->b;
+	for (int it = 0, pid; !fail && (pid = topo_graph_next_member(g, host, TOPO_V_NKINDS, &it)) >= 0;) {
 		const topo_vertex *p = topo_graph_vertex(g, pid);
 
-		if (e->kind != TOPO_E_MEMBER || e->a != host || p->host != host)
+		if (p->host != host)
 			continue;
 		if (p->kind == TOPO_V_GPU)
 			fail = fill_gpu(g, pid, &a->gpus[a->ngpus++]) < 0;

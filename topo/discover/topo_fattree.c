@@ -27,6 +27,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -36,6 +37,7 @@
 #include <strings.h>
 
 #include "topo_fabric.h"
+#include "topo_num.h"
 
 #define SRC "<fattree>"
 
@@ -165,33 +167,15 @@ static int value_copy(const char *v, size_t n, char *buf, size_t len)
 static int parse_int(const char *v, size_t n, int *out)
 {
 	char buf[32];
-	char *end;
-	long x;
 
-	if (value_copy(v, n, buf, sizeof(buf)) < 0)
-		return -1;
-	errno = 0;
-	x = strtol(buf, &end, 10);
-	if (errno || *end || x > INT_MAX)
-		return -1;
-	*out = (int)x;
-	return 0;
+	return value_copy(v, n, buf, sizeof(buf)) < 0 ? -1 : topo_parse_int(buf, 0, INT_MAX, out);
 }
 
 static int parse_double(const char *v, size_t n, double *out)
 {
 	char buf[32];
-	char *end;
-	double x;
 
-	if (value_copy(v, n, buf, sizeof(buf)) < 0)
-		return -1;
-	errno = 0;
-	x = strtod(buf, &end);
-	if (errno || *end || !isfinite(x))
-		return -1;
-	*out = x;
-	return 0;
+	return value_copy(v, n, buf, sizeof(buf)) < 0 ? -1 : topo_parse_double(buf, 0, DBL_MAX, out);
 }
 
 static const char *speed_lookup(const char *v, size_t n)

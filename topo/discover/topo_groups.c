@@ -115,16 +115,9 @@ static int cmp_vname(const void *pa, const void *pb)
 /* Call fn(c, hca, leaf) for every cable from an HCA of `host` to a leaf. */
 static void for_host_leaves(ctx *c, int host, void (*fn)(ctx *, int, int, void *), void *arg)
 {
-	int n, m;
-	const int *inc = topo_graph_incident(c->g, host, &n);
+	int m;
 
-	for (int i = 0; i < n; i++) {
-		const topo_edge *e = topo_graph_edge(c->g, inc[i]);
-		int hca = e->b;
-
-		if (e->kind != TOPO_E_MEMBER || e->a != host ||
-		    topo_graph_vertex(c->g, hca)->kind != TOPO_V_HCA)
-			continue;
+	for (int it = 0, hca; (hca = topo_graph_next_member(c->g, host, TOPO_V_HCA, &it)) >= 0;) {
 		const int *hinc = topo_graph_incident(c->g, hca, &m);
 
 		for (int j = 0; j < m; j++) {

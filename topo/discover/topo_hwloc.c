@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "topo_hwloc_xml.h"
+#include "topo_io.h"
 
 #define LIVE_SOURCE "<hwloc>"
 #define PCI_VENDOR_NVIDIA 0x10de
@@ -644,46 +645,6 @@ int topo_load_hwloc_xml_buffer(topo_graph *g, const char *data, size_t len, cons
 	return r;
 }
 
-static char *read_file(const char *path, size_t *len, topo_error *err)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0;
-
-	if (!f) {
-		topo_error_set(err, path, 0, "cannot open the hwloc XML: %s", strerror(errno));
-		return NULL;
-	}
-	for (;;) {
-		size_t got;
-
-		if (n == cap) {
-			char *p = realloc(buf, cap = cap ? cap * 2 : 65536);
-
-			if (!p) {
-				topo_error_set(err, path, 0, "out of memory reading the file");
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = p;
-		}
-		got = fread(buf + n, 1, cap - n, f);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		topo_error_set(err, path, 0, "cannot read the hwloc XML: %s", strerror(errno));
-		free(buf);
-		fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	*len = n;
-	return buf;
-}
-
 int topo_load_hwloc_xml(topo_graph *g, const char *path, const char *hostname, topo_error *err)
 {
 	size_t len;
@@ -696,7 +657,7 @@ int topo_load_hwloc_xml(topo_graph *g, const char *path, const char *hostname, t
 		topo_error_set(err, path, 0, "is a directory, not an hwloc XML file (see --hwloc-dir)");
 		return -1;
 	}
-	data = read_file(path, &len, err);
+	data = topo_read_file(path, TOPO_IO_MAX_BYTES, &len, err);
 	if (!data)
 		return -1;
 	r = topo_load_hwloc_xml_buffer(g, data, len, path, hostname, err);

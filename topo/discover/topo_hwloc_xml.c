@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_num.h"
+
 /* A growable output buffer; `oom` sticks once an allocation failed. */
 typedef struct xbuf {
 	char *p;
@@ -195,14 +197,13 @@ static void put_object_tag(xbuf *out, const xml_tag *t)
 {
 	const char *val;
 	size_t vlen;
-	char num[32], *endp;
-	unsigned long mask;
+	char num[32];
+	uint64_t mask;
 
 	if (tag_attr(t, "osdev_type", &val, &vlen) && vlen > 0 && vlen < sizeof(num)) {
 		memcpy(num, val, vlen);
 		num[vlen] = '\0';
-		mask = strtoul(num, &endp, 10);
-		if (*endp == '\0') {
+		if (topo_parse_u64(num, 10, UINT64_MAX, &mask) == 0) {
 			snprintf(num, sizeof(num), "%d", osdev_type_v2(mask));
 			put_tag_with_attr(out, t, val, vlen, num);
 			return;

@@ -25,6 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_io.h"
+
 typedef struct pnode {
 	topo_fnode_type type;
 	uint64_t guid;
@@ -559,38 +561,13 @@ int topo_load_ibnetdiscover_mem(topo_graph *g, const char *text, size_t len, con
 int topo_load_ibnetdiscover(topo_graph *g, const char *path, const topo_fabric_opts *opts,
 			    topo_error *err)
 {
-	FILE *fp = fopen(path, "rb");
-	char *text = NULL;
-	size_t len = 0, cap = 0, n;
+	size_t len;
+	char *text = topo_read_file(path, TOPO_IO_MAX_BYTES, &len, err);
 	int rc;
 
-	if (!fp) {
-		topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
+	if (!text)
 		return -1;
-	}
-	do {
-		if (len + 65536 > cap) {
-			char *nt = realloc(text, cap = cap * 2 + 65536);
-
-			if (!nt) {
-				free(text);
-				fclose(fp);
-				topo_error_set(err, path, 0, "out of memory");
-				return -1;
-			}
-			text = nt;
-		}
-		n = fread(text + len, 1, cap - len, fp);
-		len += n;
-	} while (n > 0);
-	if (ferror(fp)) {
-		topo_error_set(err, path, 0, "read error: %s", strerror(errno));
-		free(text);
-		fclose(fp);
-		return -1;
-	}
-	fclose(fp);
-	rc = topo_load_ibnetdiscover_mem(g, text ? text : "", len, path, opts, err);
+	rc = topo_load_ibnetdiscover_mem(g, text, len, path, opts, err);
 	free(text);
 	return rc;
 }

@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "topo_hostlist.h"
+#include "topo_io.h"
 
 /* Most names (nodes and switch references) one file may expand to. */
 #define MAX_NAMES 4000000u
@@ -73,13 +74,11 @@ static int fail(conf_parser *p, int line, const char *fmt, ...)
 
 static int fail(conf_parser *p, int line, const char *fmt, ...)
 {
-	char text[TOPO_ERROR_TEXT_LEN];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(text, sizeof(text), fmt, ap);
+	topo_error_vset(p->err, p->source, line, 0, fmt, ap);
 	va_end(ap);
-	topo_error_set(p->err, p->source, line, "%s", text);
 	return -1;
 }
 
@@ -840,49 +839,13 @@ out:
 
 int topo_load_topology_conf(topo_graph *g, const char *path, topo_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len;
+	char *buf = topo_read_file(path, TOPO_TOPOLOGY_CONF_MAX_BYTES, &len, err);
 	int rc;
 
-	if (!f) {
-		topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
+	if (!buf)
 		return -1;
-	}
-	for (;;) {
-		size_t got;
-
-		if (len == cap) {
-			char *n;
-
-			if (cap >= TOPO_TOPOLOGY_CONF_MAX_BYTES) {
-				topo_error_set(err, path, 0, "file is larger than %u bytes",
-					       TOPO_TOPOLOGY_CONF_MAX_BYTES);
-				goto fail;
-			}
-			cap = cap ? cap * 2 : 65536;
-			n = realloc(buf, cap);
-			if (!n) {
-				topo_error_set(err, path, 0, "out of memory");
-				goto fail;
-			}
-			buf = n;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		topo_error_set(err, path, 0, "read error: %s", strerror(errno));
-		goto fail;
-	}
-	fclose(f);
 	rc = topo_parse_topology_conf(g, buf, len, path, err);
 	free(buf);
 	return rc;
-fail:
-	fclose(f);
-	free(buf);
-	return -1;
 }

@@ -180,35 +180,14 @@ static int host_leaves(wctx *w, int h)
 	return 0;
 }
 
-/* The group holding host h (the first by name if several), or -1. */
-static int group_of(const wctx *w, int h)
-{
-	int n, best = -1;
-	const int *inc = topo_graph_incident(w->g, h, &n);
-
-	for (int i = 0; i < n; i++) {
-		const topo_edge *e = topo_graph_edge(w->g, inc[i]);
-
-		if (e->kind == TOPO_E_MEMBER && e->b == h && V(w, e->a)->kind == TOPO_V_GROUP &&
-		    (best < 0 || topo_hostname_cmp(V(w, e->a)->name, V(w, best)->name) < 0))
-			best = e->a;
-	}
-	return best;
-}
-
 /* Does group grp have several member switches (rail leaves), `leaf` among them? */
 static int is_rail_leaf_of(const wctx *w, int grp, int leaf)
 {
-	int n, nsw = 0, found = 0;
-	const int *inc = topo_graph_incident(w->g, grp, &n);
+	int nsw = 0, found = 0;
 
-	for (int i = 0; i < n; i++) {
-		const topo_edge *e = topo_graph_edge(w->g, inc[i]);
-
-		if (e->kind == TOPO_E_MEMBER && e->a == grp && V(w, e->b)->kind == TOPO_V_SWITCH) {
-			nsw++;
-			found |= e->b == leaf;
-		}
+	for (int it = 0, sw; (sw = topo_graph_next_member(w->g, grp, TOPO_V_SWITCH, &it)) >= 0;) {
+		nsw++;
+		found |= sw == leaf;
 	}
 	return found && nsw > 1;
 }
@@ -231,7 +210,7 @@ static int place_by_leaves(wctx *w)
 				return wfail_oom(w);
 			continue;
 		}
-		grp = group_of(w, (int)h);
+		grp = topo_graph_group_of(w->g, (int)h);
 		if (w->tmp.n == 1 && (grp < 0 || !is_rail_leaf_of(w, grp, w->tmp.v[0]))) {
 			w->place[h] = w->tmp.v[0];
 			continue;
@@ -258,7 +237,7 @@ static int place_by_groups(wctx *w)
 	for (size_t h = 0; h < w->nv; h++) {
 		if (V(w, (int)h)->kind != TOPO_V_HOST)
 			continue;
-		w->place[h] = group_of(w, (int)h);
+		w->place[h] = topo_graph_group_of(w->g, (int)h);
 		if (w->place[h] < 0 && iv_push(&w->unplaced, (int)h) < 0)
 			return wfail_oom(w);
 	}

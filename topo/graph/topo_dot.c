@@ -65,22 +65,14 @@ int topo_write_dot(const topo_graph *g, FILE *out, topo_error *err)
 	/* one cluster per group, holding its hosts */
 	for (size_t i = 0; i < nv; i++) {
 		const topo_vertex *grp = topo_graph_vertex(g, (int)i);
-		const int *inc;
-		int n;
 
 		if (grp->kind != TOPO_V_GROUP)
 			continue;
 		fprintf(out, "  subgraph \"cluster_%zu\" {\n    label=\"%s\";\n", i, grp->name);
-		inc = topo_graph_incident(g, (int)i, &n);
-		for (int k = 0; k < n; k++) {
-			const topo_edge *e = topo_graph_edge(g, inc[k]);
-			const topo_vertex *m = topo_graph_vertex(g, e->b);
-
-			if (e->kind == TOPO_E_MEMBER && e->a == (int)i && m->kind == TOPO_V_HOST) {
-				fputs("    ", out);
-				print_id(out, m);
-				fputs(";\n", out);
-			}
+		for (int it = 0, m; (m = topo_graph_next_member(g, (int)i, TOPO_V_HOST, &it)) >= 0;) {
+			fputs("    ", out);
+			print_id(out, topo_graph_vertex(g, m));
+			fputs(";\n", out);
 		}
 		fputs("  }\n", out);
 	}

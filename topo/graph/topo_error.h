@@ -10,6 +10,7 @@
 #ifndef TOPO_ERROR_H
 #define TOPO_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define TOPO_ERROR_TEXT_LEN 512
@@ -18,6 +19,7 @@
 typedef struct topo_error {
 	char source[TOPO_ERROR_SOURCE_LEN]; /* file name, or "<live>", "" if none */
 	int line;                           /* 1-based line; 0 when it does not apply */
+	int column;                         /* 1-based column in the line; 0 when unknown */
 	char text[TOPO_ERROR_TEXT_LEN];     /* one sentence, no trailing newline */
 } topo_error;
 
@@ -28,7 +30,18 @@ void topo_error_clear(topo_error *err);
 void topo_error_set(topo_error *err, const char *source, int line, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-/* Format as "source:line: text" (or "source: text" when line is 0) into buf. */
+/* The same with a column (0: unknown), for parsers that know where in the
+ * line the problem is. */
+void topo_error_set_at(topo_error *err, const char *source, int line, int column,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* The va_list form, for loaders that wrap topo_error_set in their own
+ * printf-like helper (their context supplies source and line). */
+void topo_error_vset(topo_error *err, const char *source, int line, int column,
+		     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+
+/* Format as "source:line:column: text", "source:line: text" (column 0) or
+ * "source: text" (line 0) into buf. */
 const char *topo_error_format(const topo_error *err, char *buf, size_t len);
 
 #endif

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_hostlist.h"
+
 struct topo_graph {
 	topo_vertex *v;
 	size_t nv, cap_v;
@@ -388,6 +390,47 @@ const int *topo_graph_incident(const topo_graph *cg, int v, int *count)
 		return NULL;
 	*count = g->inc_off[v + 1] - g->inc_off[v];
 	return &g->inc_edges[g->inc_off[v]];
+}
+
+int topo_graph_next_member(const topo_graph *g, int container, topo_vkind kind, int *it)
+{
+	int n;
+	const int *inc = topo_graph_incident(g, container, &n);
+
+	while (inc && *it < n) {
+		const topo_edge *e = topo_graph_edge(g, inc[(*it)++]);
+
+		if (e->kind == TOPO_E_MEMBER && e->a == container && e->b != container &&
+		    (kind == TOPO_V_NKINDS || topo_graph_vertex(g, e->b)->kind == kind))
+			return e->b;
+	}
+	return -1;
+}
+
+int topo_graph_count_members(const topo_graph *g, int container, topo_vkind kind)
+{
+	int k = 0;
+
+	for (int it = 0; topo_graph_next_member(g, container, kind, &it) >= 0;)
+		k++;
+	return k;
+}
+
+int topo_graph_group_of(const topo_graph *g, int host)
+{
+	int n, best = -1;
+	const int *inc = topo_graph_incident(g, host, &n);
+
+	for (int i = 0; inc && i < n; i++) {
+		const topo_edge *e = topo_graph_edge(g, inc[i]);
+		const topo_vertex *c = topo_graph_vertex(g, e->a);
+
+		if (e->kind == TOPO_E_MEMBER && e->b == host && e->a != host &&
+		    c->kind == TOPO_V_GROUP &&
+		    (best < 0 || topo_hostname_cmp(c->name, topo_graph_vertex(g, best)->name) < 0))
+			best = e->a;
+	}
+	return best;
 }
 
 int topo_graph_add_anomaly(topo_graph *g, const char *kind, const char *subject,

@@ -164,6 +164,21 @@ const char *topo_graph_get_attr(const topo_graph *g, int id, const char *key);
  * the graph and rebuilt lazily after changes: not thread-safe while mutating. */
 const int *topo_graph_incident(const topo_graph *g, int v, int *count);
 
+/* Membership walks (MEMBER edges: a container, host or group, and its
+ * members). The parts of a host are its GPU, HCA and NUMA members; the
+ * members of a group are its hosts and leaf switches.
+ *
+ * topo_graph_next_member: the next member of `container` of `kind`
+ * (TOPO_V_NKINDS: any kind) after cursor *it (start with *it = 0), in edge
+ * insertion order; -1 when there are no more. Use as
+ *   for (int it = 0, m; (m = topo_graph_next_member(g, host, TOPO_V_HCA, &it)) >= 0;)
+ * topo_graph_count_members: how many there are.
+ * topo_graph_group_of: the group holding `host`, the first by host-name
+ * order when several do; -1 when none. */
+int topo_graph_next_member(const topo_graph *g, int container, topo_vkind kind, int *it);
+int topo_graph_count_members(const topo_graph *g, int container, topo_vkind kind);
+int topo_graph_group_of(const topo_graph *g, int host);
+
 /* Record an anomaly found while loading or analysing (printf-style text). */
 int topo_graph_add_anomaly(topo_graph *g, const char *kind, const char *subject,
 			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));

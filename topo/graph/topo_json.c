@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_check.h"
+#include "topo_num.h"
+
 /* Integer fields of a vertex: JSON key, offset, default. */
 typedef struct int_field {
 	const char *key;
@@ -248,12 +251,9 @@ static int vertex_set_field(reader *r, size_t i, int id, const char *key, json_t
 			return 0;
 		}
 	if (strcmp(key, "guid") == 0) {
-		char *end;
-
 		if (get_str(r, val, "vertices", i, key, &s) < 0)
 			return -1;
-		v->guid = strtoull(s, &end, 16);
-		if (end == s || *end)
+		if (topo_parse_u64(s, 16, UINT64_MAX, &v->guid))
 			FAIL(r, "vertices[%zu].guid \"%s\" is not a hexadecimal GUID", i, s);
 		return 0;
 	}
@@ -478,7 +478,9 @@ static int load_root(topo_graph *g, json_t *root, const json_error_t *jerr, cons
 	int rc;
 
 	if (!root) {
-		topo_error_set(err, source, jerr->line > 0 ? jerr->line : 0, "%s", jerr->text);
+		topo_error_set_at(err, source, jerr->line > 0 ? jerr->line : 0,
+				  jerr->column > 0 ? jerr->column : 0, "%s",
+				  jerr->text[0] ? jerr->text : "out of memory reading the JSON");
 		return -1;
 	}
 	if (topo_graph_nvertices(g) != 0) {
@@ -488,6 +490,10 @@ static int load_root(topo_graph *g, json_t *root, const json_error_t *jerr, cons
 	}
 	rc = read_root(&r, root);
 	json_decref(root);
+	if (rc == 0 && topo_check_fabric(g) < 0) {
+		topo_error_set(err, source, 0, "out of memory checking the fabric");
+		rc = -1;
+	}
 	return rc;
 }
 

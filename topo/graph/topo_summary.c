@@ -51,20 +51,8 @@ void topo_summary_compute(const topo_graph *g, topo_summary *s)
 /* Hosts and leaf switches that are members of group `grp`. */
 static void group_counts(const topo_graph *g, int grp, size_t *hosts, size_t *leaves)
 {
-	int n;
-	const int *inc = topo_graph_incident(g, grp, &n);
-
-	*hosts = *leaves = 0;
-	for (int i = 0; i < n; i++) {
-		const topo_edge *e = topo_graph_edge(g, inc[i]);
-		const topo_vertex *m;
-
-		if (e->kind != TOPO_E_MEMBER || e->a != grp)
-			continue;
-		m = topo_graph_vertex(g, e->b);
-		*hosts += m->kind == TOPO_V_HOST;
-		*leaves += m->kind == TOPO_V_SWITCH;
-	}
+	*hosts = (size_t)topo_graph_count_members(g, grp, TOPO_V_HOST);
+	*leaves = (size_t)topo_graph_count_members(g, grp, TOPO_V_SWITCH);
 }
 
 /* Anomalies grouped by kind (they arrive sorted by kind after

@@ -14,6 +14,7 @@
 
 #include "bind_cpulist.h"
 #include "topo_affinity.h"
+#include "topo_num.h"
 
 #define SRC "<plan>"
 
@@ -69,13 +70,6 @@ static char *dup_or_null(const char *s, int *fail)
 	if (!d)
 		*fail = 1;
 	return d;
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
 }
 
 /* ---- GPU lists and plans ------------------------------------------------- */
@@ -443,7 +437,7 @@ static int set_gpus(planner *pl, const bind_request *req)
 	if (!idx)
 		goto oom;
 	memcpy(idx, req->gpus, req->ngpus * sizeof(*idx));
-	qsort(idx, req->ngpus, sizeof(*idx), cmp_int);
+	qsort(idx, req->ngpus, sizeof(*idx), topo_cmp_int);
 	for (int i = 0; i < req->ngpus; i++)
 		if (i == 0 || idx[i] != idx[i - 1])
 			idx[n++] = idx[i];

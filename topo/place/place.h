@@ -20,6 +20,14 @@
  *
  * Hosts are identified by their index 0..nhosts-1 in the cluster.
  * Nothing here knows Slurm: the plugin translates node_map <-> host indices.
+ *
+ * Thread safety: there is no global state and no lock inside. A
+ * place_cluster is read-only once built (as is the graph under it, which
+ * must not change while the cluster lives) and may be read from any number
+ * of threads. A place_state and a place_engine (whose scratch memory every
+ * decision reuses) belong to one thread at a time: the caller serialises
+ * updates and decisions on them, e.g. slurmctld's plugin under its lock,
+ * or gives each thread its own.
  */
 #ifndef PLACE_H
 #define PLACE_H

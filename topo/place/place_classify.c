@@ -17,6 +17,12 @@
  * Other top-level keys belong to other parts of the shared config file and
  * are skipped; a line that is not key=value, an unknown rule key, a bad
  * regex, a bad class or number is an error at file:line.
+ *
+ * A pattern glibc would take too long to compile or to match is refused
+ * before regcomp (pattern_cost): regcomp copies the tree of each '+' and
+ * '{m,n}' operand, so stacked repetitions grow it exponentially (fuzz_topognn_conf
+ * found a 200-byte rule that held regcomp for minutes), and back-references
+ * make regexec backtrack on the job name and comment, which users choose.
  */
 #include "place_classify.h"
 
@@ -28,7 +34,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "topo_io.h"
+#include "topo_num.h"
+
 #define MAX_RULE_TEXT 4096
+#define MAX_PATTERN 512          /* characters of a name or comment pattern */
+#define MAX_PATTERN_COST 100000  /* length x the repetitions' copy factors */
 
 typedef enum field {
 	F_PARTITION = 0,
@@ -107,14 +118,100 @@ static char *trim(char *s)
 
 static int parse_count(const char *v, int *out)
 {
-	char *end;
-	long n;
+	return topo_parse_int(v, 0, 1000000, out);
+}
 
-	errno = 0;
-	n = strtol(v, &end, 10);
-	if (errno || end == v || *end || n < 0 || n > 1000000)
+/* Past a bracket expression starting at p ('['), or at its end if open. */
+static const char *skip_bracket(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	for (; *p && *p != ']'; p++)
+		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			const char *end = strchr(p + 2, p[1]);
+
+			while (end && end[1] != ']')
+				end = strchr(end + 1, p[1]);
+			if (!end)
+				return p + strlen(p);
+			p = end + 1;
+		}
+	return *p ? p + 1 : p;
+}
+
+/* How many copies regcomp makes of the operand of the repetition at p:
+ * 2 for '+', the larger bound + 1 for '{m}', '{m,}' and '{m,n}', 1 else. */
+static double copy_factor(const char *p)
+{
+	char *end;
+	long m, n;
+
+	if (*p == '+')
+		return 2;
+	if (*p != '{')
+		return 1;
+	m = strtol(p + 1, &end, 10);
+	n = m;
+	if (*end == ',' && end[1] != '}')
+		n = strtol(end + 1, &end, 10);
+	if (m < 0 || n < 0)
+		return 1; /* not an interval: regcomp refuses it */
+	return (double)(m > n ? m : n) + 1;
+}
+
+/* NULL when the ERE `re` is cheap enough to compile and match, else why not.
+ * The cost counts every repetition as if nested in all the others: an upper
+ * bound of the size of the tree regcomp builds. */
+static const char *pattern_cost(const char *re)
+{
+	double cost = (double)strlen(re);
+	const char *p;
+
+	if (strlen(re) > MAX_PATTERN)
+		return "longer than 512 characters";
+	for (p = re; *p;) {
+		if (*p == '\\' && p[1] >= '1' && p[1] <= '9')
+			return "back-references are not allowed (matching could take exponential time)";
+		if (*p == '\\') {
+			p += p[1] ? 2 : 1;
+			continue;
+		}
+		if (*p == '[') {
+			p = skip_bracket(p);
+			continue;
+		}
+		cost *= copy_factor(p);
+		if (cost > MAX_PATTERN_COST)
+			return "too complex: its repetitions ('+', '{m,n}') multiply it beyond "
+			       "100000 pieces, which would take regcomp too long";
+		p++;
+	}
+	return NULL;
+}
+
+/* Compile the name or comment pattern val into *re. Returns 0 or -1 (err set). */
+static int compile_pattern(regex_t *re, const char *val, field f, const char *src, int line,
+			   topo_error *err)
+{
+	const char *why = pattern_cost(val);
+	int rc;
+
+	if (why) {
+		topo_error_set(err, src, line, "bad %s pattern '%.60s%s': %s", field_names[f], val,
+			       strlen(val) > 60 ? "..." : "", why);
 		return -1;
-	*out = (int)n;
+	}
+	rc = regcomp(re, val, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[128];
+
+		regerror(rc, re, msg, sizeof(msg));
+		topo_error_set(err, src, line, "bad %s pattern '%s': %s", field_names[f], val, msg);
+		return -1;
+	}
 	return 0;
 }
 
@@ -175,16 +272,10 @@ static int parse_rule(char *text, rule *r, const char *src, int line, topo_error
 			return -1;
 		}
 		if (f == F_NAME || f == F_COMMENT) {
-			int i = f == F_NAME ? 0 : 1, rc = regcomp(&r->re[i], val, REG_EXTENDED | REG_NOSUB);
+			int i = f == F_NAME ? 0 : 1;
 
-			if (rc) {
-				char msg[128];
-
-				regerror(rc, &r->re[i], msg, sizeof(msg));
-				topo_error_set(err, src, line, "bad %s pattern '%s': %s", field_names[f],
-					       val, msg);
+			if (compile_pattern(&r->re[i], val, (field)f, src, line, err))
 				return -1;
-			}
 			r->has_re[i] = 1;
 		}
 		nconds++;
@@ -299,30 +390,13 @@ place_classifier *place_classifier_parse(const char *text, const char *source, t
 
 place_classifier *place_classifier_load(const char *path, topo_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	char *text;
-	long n;
+	size_t n;
+	char *text = topo_read_file(path, TOPO_IO_MAX_BYTES, &n, err);
 	place_classifier *k;
 
-	if (!f) {
-		topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
+	if (!text)
 		return NULL;
-	}
-	if (fseek(f, 0, SEEK_END) < 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) < 0) {
-		fclose(f);
-		topo_error_set(err, path, 0, "cannot read the file");
-		return NULL;
-	}
-	text = malloc((size_t)n + 1);
-	if (!text || fread(text, 1, (size_t)n, f) != (size_t)n) {
-		free(text);
-		fclose(f);
-		topo_error_set(err, path, 0, "cannot read the file");
-		return NULL;
-	}
-	fclose(f);
-	text[n] = '\0';
-	if (strlen(text) != (size_t)n) {
+	if (strlen(text) != n) {
 		free(text);
 		topo_error_set(err, path, 0, "the file contains a NUL byte");
 		return NULL;

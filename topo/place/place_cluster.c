@@ -14,6 +14,7 @@
  * otherwise ungrouped hosts share one trailing pseudo-group "(ungrouped)".
  */
 #include "place_internal.h"
+#include "topo_num.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,32 +37,9 @@ static int cmp_host_key(const void *pa, const void *pb)
 	return d ? d : strcmp(a->name, b->name);
 }
 
-static int cmp_int(const void *pa, const void *pb)
-{
-	int a = *(const int *)pa, b = *(const int *)pb;
-
-	return (a > b) - (a < b);
-}
-
 static double edge_gbps(const topo_edge *e)
 {
 	return e->gbps > 0 ? e->gbps : PLACE_DEFAULT_LINK_GBPS;
-}
-
-/* The group vertex a host belongs to, or -1. */
-static int host_group_vertex(const topo_graph *g, int h)
-{
-	int n;
-	const int *inc = topo_graph_incident(g, h, &n);
-
-	for (int i = 0; i < n; i++) {
-		const topo_edge *e = topo_graph_edge(g, inc[i]);
-
-		if (e->kind == TOPO_E_MEMBER && e->b == h &&
-		    topo_graph_vertex(g, e->a)->kind == TOPO_V_GROUP)
-			return e->a;
-	}
-	return -1;
 }
 
 /* A port of host h (the host itself or one of its HCAs) and its switch. */
@@ -126,21 +104,6 @@ static int host_ports(const topo_graph *g, int h, host_port *out, int cap)
 		}
 	}
 	qsort(out, (size_t)k, sizeof(*out), cmp_port);
-	return k;
-}
-
-static int count_gpus(const topo_graph *g, int h)
-{
-	int n, k = 0;
-	const int *inc = topo_graph_incident(g, h, &n);
-
-	for (int i = 0; i < n; i++) {
-		const topo_edge *e = topo_graph_edge(g, inc[i]);
-
-		if (e->kind == TOPO_E_MEMBER && e->a == h &&
-		    topo_graph_vertex(g, e->b)->kind == TOPO_V_GPU)
-			k++;
-	}
 	return k;
 }
 
@@ -270,7 +233,7 @@ static int build_leaves(place_cluster *c, topo_error *err)
 			if (!dup)
 				c->leaf_spines[k++] = o;
 		}
-		qsort(c->leaf_spines + start, (size_t)(k - start), sizeof(int), cmp_int);
+		qsort(c->leaf_spines + start, (size_t)(k - start), sizeof(int), topo_cmp_int);
 	}
 	c->leaf_spine_off[L] = k;
 	return 0;
@@ -296,7 +259,7 @@ static int build_hosts(place_cluster *c, int any_group, host_port *ports, topo_e
 			continue;
 		keys[k].vid = v;
 		keys[k].name = hv->name;
-		gv = host_group_vertex(g, v);
+		gv = topo_graph_group_of(g, v);
 		if (gv >= 0) {
 			keys[k].group = topo_graph_vertex(g, gv)->name;
 		} else if (!any_group && (np = host_ports(g, v, ports, PLACE_MAX_RAILS)) > 0) {
@@ -335,7 +298,7 @@ static int build_hosts(place_cluster *c, int any_group, host_port *ports, topo_e
 		c->host_vid[i] = keys[i].vid;
 		c->host_name[i] = keys[i].name;
 		c->host_group[i] = ng;
-		c->host_gpus[i] = count_gpus(g, keys[i].vid);
+		c->host_gpus[i] = topo_graph_count_members(g, keys[i].vid, TOPO_V_GPU);
 		np = host_ports(g, keys[i].vid, ports, PLACE_MAX_RAILS);
 		for (int p = 0; p < np; p++) {
 			int r = ports[p].rail >= 0 && ports[p].rail < PLACE_MAX_RAILS ? ports[p].rail : p;

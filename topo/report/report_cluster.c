@@ -8,14 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "place_internal.h"
+#include "place_view.h"
+#include "topo_num.h"
 
 int report_occupancy_init(report_occupancy *o, const place_cluster *c)
 {
 	memset(o, 0, sizeof(*o));
 	o->c = c;
-	o->nhosts = c->nhosts;
-	o->ngroups = c->ngroups + 1;
+	o->nhosts = place_cluster_nhosts(c);
+	o->ngroups = place_cluster_ngroups(c) + 1;
 	o->host_job = malloc(((size_t)o->nhosts + 1) * sizeof(int));
 	o->host_njobs = calloc((size_t)o->nhosts + 1, sizeof(int));
 	o->host_flags = calloc((size_t)o->nhosts + 1, sizeof(unsigned));
@@ -45,25 +46,20 @@ void report_occupancy_free(report_occupancy *o)
 	memset(o, 0, sizeof(*o));
 }
 
-static int cmp_int(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
-
 /* Groups and leaves spanned by ascending host indices. */
 static void span(const place_cluster *c, const int *h, int n, int *groups, int *leaves)
 {
-	uint8_t *seen = calloc((size_t)c->nleaves + 1, 1);
+	uint8_t *seen = calloc((size_t)place_cluster_nleaves(c) + 1, 1);
 
 	*groups = *leaves = 0;
 	for (int i = 0; i < n; i++)
-		if (i == 0 || c->host_group[h[i]] != c->host_group[h[i - 1]])
+		if (i == 0 || place_cluster_host_group(c, h[i]) != place_cluster_host_group(c, h[i - 1]))
 			++*groups; /* hosts are in group order, so groups are runs */
 	if (!seen)
 		return;
 	for (int i = 0; i < n; i++)
-		for (int r = 0; r < c->nrails; r++) {
-			int l = c->host_leaf[h[i] * c->nrails + r];
+		for (int r = 0; r < place_cluster_nrails(c); r++) {
+			int l = place_cluster_host_leaf(c, h[i], r);
 
 			if (l >= 0 && !seen[l]) {
 				seen[l] = 1;
@@ -101,7 +97,7 @@ int report_occupancy_add(report_occupancy *o, uint32_t job, const char *const *h
 		else
 			j->hosts[j->nhosts++] = h;
 	}
-	qsort(j->hosts, (size_t)j->nhosts, sizeof(int), cmp_int);
+	qsort(j->hosts, (size_t)j->nhosts, sizeof(int), topo_cmp_int);
 	j->job = job;
 	j->gpus_per_host = gpus_per_host;
 	j->cores_per_host = cores_per_host;
@@ -129,7 +125,7 @@ void report_occupancy_finish(report_occupancy *o)
 	memset(o->group_busy, 0, (size_t)o->ngroups * sizeof(int));
 	o->idle_hosts = o->busy_hosts = o->heavy_spanning = 0;
 	for (int h = 0; h < o->nhosts; h++) {
-		int g = c->host_group[h] >= 0 ? c->host_group[h] : o->ngroups - 1;
+		int g = place_cluster_host_group(c, h) >= 0 ? place_cluster_host_group(c, h) : o->ngroups - 1;
 		int busy = o->host_njobs[h] > 0;
 
 		o->group_hosts[g]++;
@@ -140,7 +136,7 @@ void report_occupancy_finish(report_occupancy *o)
 			o->idle_hosts++;
 	}
 	for (int h = 0; h < o->nhosts; h++) {
-		int g = c->host_group[h] >= 0 ? c->host_group[h] : o->ngroups - 1;
+		int g = place_cluster_host_group(c, h) >= 0 ? place_cluster_host_group(c, h) : o->ngroups - 1;
 
 		if (o->host_njobs[h] == 0 &&
 		    !(o->host_flags[h] & (PLACE_HOST_DOWN | PLACE_HOST_DRAIN)) &&
@@ -159,7 +155,7 @@ place_state *report_occupancy_state(const report_occupancy *o, int host_gpus, in
 	if (!s)
 		return NULL;
 	for (int h = 0; h < o->nhosts; h++) {
-		int g = o->c->host_gpus[h] > 0 ? o->c->host_gpus[h] : host_gpus;
+		int g = place_cluster_host_gpus(o->c, h) > 0 ? place_cluster_host_gpus(o->c, h) : host_gpus;
 
 		place_state_set_host(s, h, g, g, host_cores, host_cores, o->host_flags[h]);
 	}
@@ -178,7 +174,7 @@ place_state *report_occupancy_state(const report_occupancy *o, int host_gpus, in
 
 char *report_span_names(const place_cluster *c, const int *h, int n, int which, int *count)
 {
-	int N = which ? c->nleaves : c->ngroups + 1;
+	int N = which ? place_cluster_nleaves(c) : place_cluster_ngroups(c) + 1;
 	uint8_t *seen = calloc((size_t)N + 1, 1);
 	size_t len = 1, pos = 0;
 	char *out;
@@ -188,20 +184,20 @@ char *report_span_names(const place_cluster *c, const int *h, int n, int which, 
 		return NULL;
 	for (int i = 0; i < n; i++) {
 		if (which) {
-			for (int r = 0; r < c->nrails; r++) {
-				int l = c->host_leaf[h[i] * c->nrails + r];
+			for (int r = 0; r < place_cluster_nrails(c); r++) {
+				int l = place_cluster_host_leaf(c, h[i], r);
 
 				if (l >= 0)
 					seen[l] = 1;
 			}
 		} else {
-			seen[c->host_group[h[i]] >= 0 ? c->host_group[h[i]] : N - 1] = 1;
+			seen[place_cluster_host_group(c, h[i]) >= 0 ? place_cluster_host_group(c, h[i]) : N - 1] = 1;
 		}
 	}
 	for (int k = 0; k < N; k++)
 		if (seen[k])
-			len += strlen(which ? c->leaf_name[k]
-					    : k < c->ngroups ? c->group_name[k] : "(none)") + 1;
+			len += strlen(which ? place_cluster_leaf_name(c, k)
+					    : k < place_cluster_ngroups(c) ? place_cluster_group_name(c, k) : "(none)") + 1;
 	out = malloc(len);
 	if (!out) {
 		free(seen);
@@ -211,8 +207,8 @@ char *report_span_names(const place_cluster *c, const int *h, int n, int which, 
 	for (int k = 0; k < N; k++)
 		if (seen[k]) {
 			pos += (size_t)snprintf(out + pos, len - pos, "%s%s", *count ? "," : "",
-						which ? c->leaf_name[k]
-						      : k < c->ngroups ? c->group_name[k] : "(none)");
+						which ? place_cluster_leaf_name(c, k)
+						      : k < place_cluster_ngroups(c) ? place_cluster_group_name(c, k) : "(none)");
 			++*count;
 		}
 	free(seen);
@@ -221,18 +217,18 @@ char *report_span_names(const place_cluster *c, const int *h, int n, int which, 
 
 int report_leaf_index(const place_cluster *c, const char *name)
 {
-	for (int l = 0; l < c->nleaves; l++)
-		if (strcmp(c->leaf_name[l], name) == 0)
+	for (int l = 0; l < place_cluster_nleaves(c); l++)
+		if (strcmp(place_cluster_leaf_name(c, l), name) == 0)
 			return l;
 	return -1;
 }
 
 int report_nleaves(const place_cluster *c)
 {
-	return c->nleaves;
+	return place_cluster_nleaves(c);
 }
 
 const char *report_leaf_name(const place_cluster *c, int leaf)
 {
-	return c->leaf_name[leaf];
+	return place_cluster_leaf_name(c, leaf);
 }

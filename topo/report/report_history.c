@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "place_internal.h"
+#include "place_view.h"
 #include "sim_internal.h"
+#include "topo_num.h"
 
 const double report_latency_bounds[REPORT_LATENCY_BUCKETS] = {
 	10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, INFINITY};
@@ -19,23 +20,6 @@ double report_predicted_slowdown(const report_decision *d)
 	if (isnan(d->chosen.cost))
 		return NAN;
 	return d->chosen.cost - (isnan(d->chosen.frag_cost) ? 0 : d->chosen.frag_cost);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double quantile(const double *v, int n, double p)
-{
-	int k;
-
-	if (n == 0)
-		return NAN;
-	k = (int)ceil(p * n) - 1;
-	return v[k < 0 ? 0 : k >= n ? n - 1 : k];
 }
 
 static void count_policy(report_stats *st, const char *p)
@@ -118,9 +102,9 @@ int report_stats_compute(const report_log *log, double since, double until, repo
 			}
 		}
 	}
-	qsort(lat, (size_t)st->nlatency, sizeof(double), cmp_double);
-	st->latency_p50_us = quantile(lat, st->nlatency, 0.5);
-	st->latency_p99_us = quantile(lat, st->nlatency, 0.99);
+	topo_sort_doubles(lat, (size_t)st->nlatency);
+	st->latency_p50_us = topo_quantile(lat, (size_t)st->nlatency, 0.5);
+	st->latency_p99_us = topo_quantile(lat, (size_t)st->nlatency, 0.99);
 	st->latency_max_us = st->nlatency ? lat[st->nlatency - 1] : NAN;
 	st->chosen_cost_mean = ncost ? csum / ncost : NAN;
 	st->baseline_cost_mean = ncost ? bsum / ncost : NAN;
@@ -155,7 +139,7 @@ static int decision_hosts(const export_ctx *x, const report_decision *d, int *ou
 			return -1; /* a host the graph does not know: not exportable */
 		out[n++] = h;
 	}
-	place_sort_ints(out, n);
+	qsort(out, (size_t)n, sizeof(*out), topo_cmp_int);
 	return n;
 }
 
@@ -178,8 +162,8 @@ static place_state *state_before(export_ctx *x)
 
 	if (!st)
 		return NULL;
-	for (int h = 0; h < x->c->nhosts; h++) {
-		int g = x->c->host_gpus[h] > 0 ? x->c->host_gpus[h] : x->host_gpus;
+	for (int h = 0; h < place_cluster_nhosts(x->c); h++) {
+		int g = place_cluster_host_gpus(x->c, h) > 0 ? place_cluster_host_gpus(x->c, h) : x->host_gpus;
 
 		place_state_set_host(st, h, g, g, 0, 0, 0);
 	}
@@ -249,7 +233,7 @@ int report_history_export(const place_cluster *c, const report_log *log, double 
 	export_ctx x = {0};
 	place_config cfg;
 	sim_training *t = sim_training_new();
-	int H = c->nhosts, nsamples = 0, rc = -1;
+	int H = place_cluster_nhosts(c), nsamples = 0, rc = -1;
 
 	x.c = c;
 	x.log = log;

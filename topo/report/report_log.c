@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "topo_hostlist.h"
+#include "topo_io.h"
 
 /* job id -> index of its latest decision (open addressing, grows x2) */
 typedef struct job_index {
@@ -381,39 +382,14 @@ int report_log_parse(const char *text, size_t len, const char *source, report_lo
 
 int report_log_load(const char *path, report_log *log, topo_error *err)
 {
-	FILE *f = fopen(path, "r");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, got;
+	size_t len;
+	char *buf;
 	int rc;
 
 	memset(log, 0, sizeof(*log));
-	if (!f) {
-		topo_error_set(err, path, 0, "cannot read the decision log: %s", strerror(errno));
+	if (!(buf = topo_read_file(path, TOPO_IO_MAX_BYTES, &len, err)))
 		return -1;
-	}
-	do {
-		if (len + 65536 > cap) {
-			char *n = realloc(buf, cap = 2 * cap + 65536);
-
-			if (!n) {
-				free(buf);
-				fclose(f);
-				topo_error_set(err, path, 0, "out of memory reading the log");
-				return -1;
-			}
-			buf = n;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-	} while (got > 0);
-	if (ferror(f)) {
-		topo_error_set(err, path, 0, "error reading the decision log");
-		fclose(f);
-		free(buf);
-		return -1;
-	}
-	fclose(f);
-	rc = report_log_parse(buf ? buf : "", len, path, log, err);
+	rc = report_log_parse(buf, len, path, log, err);
 	free(buf);
 	return rc;
 }

@@ -6,43 +6,15 @@
 
 #include <curl/curl.h>
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "place.h"
 #include "topo_hostlist.h"
-
-typedef struct buffer {
-	char *p;
-	size_t len, cap;
-	int overflow;
-} buffer;
+#include "topo_http.h"
 
 #define REST_MAX_REPLY (256u << 20) /* a reply larger than this is refused */
-
-static size_t on_data(char *ptr, size_t size, size_t nmemb, void *ud)
-{
-	buffer *b = ud;
-	size_t n = size * nmemb;
-
-	if (b->len + n + 1 > REST_MAX_REPLY) {
-		b->overflow = 1;
-		return 0;
-	}
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = (b->len + n + 1) * 2;
-		char *q = realloc(b->p, cap);
-
-		if (!q)
-			return 0;
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, ptr, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return n;
-}
 
 void report_rest_free(report_rest_snapshot *s)
 {
@@ -205,100 +177,129 @@ int report_rest_parse_nodes(const char *body, size_t len, const char *source,
 	return 0;
 }
 
-static int get(const char *base, const char *path, const char *token, const char *user,
-	       buffer *b, char *url, size_t urlen, topo_error *err)
+/* The request headers: the JWT, the user, JSON please. NULL when memory runs out. */
+static struct curl_slist *rest_headers(const char *token, const char *user)
+{
+	struct curl_slist *hdr = curl_slist_append(NULL, "Accept: application/json"), *n;
+	char line[8192];
+
+	if (hdr && token) {
+		snprintf(line, sizeof(line), "X-SLURM-USER-TOKEN: %s", token);
+		n = curl_slist_append(hdr, line);
+		memset(line, 0, sizeof(line));
+		hdr = n ? n : (curl_slist_free_all(hdr), NULL);
+	}
+	if (hdr && user) {
+		snprintf(line, sizeof(line), "X-SLURM-USER-NAME: %s", user);
+		n = curl_slist_append(hdr, line);
+		hdr = n ? n : (curl_slist_free_all(hdr), NULL);
+	}
+	return hdr;
+}
+
+/* The URL of `path` on `base`, and the socket when base is unix:/path. */
+static const char *rest_url(const char *base, const char *path, char *url, size_t urlen)
+{
+	size_t n = strlen(base);
+
+	if (!strncmp(base, "unix:", 5)) {
+		snprintf(url, urlen, "http://localhost%s", path);
+		return base + 5;
+	}
+	snprintf(url, urlen, "%.*s%s", (int)(n && base[n - 1] == '/' ? n - 1 : n), base, path);
+	return NULL;
+}
+
+/* An HTTP error status as an error naming slurmrestd's own complaint. */
+static void status_error(const topo_http_body *b, long status, const char *url, topo_error *err)
+{
+	json_t *root = b->p ? json_loadb(b->p, b->len, 0, NULL) : NULL;
+	const char *why = root ? rest_error(root) : NULL;
+	char text[128];
+
+	if (!root && b->p && b->len > 0) {
+		/* slurmrestd answers some failures in plain text */
+		size_t n = strcspn(b->p, "\r\n");
+
+		snprintf(text, sizeof(text), "%.*s", (int)(n < 100 ? n : 100), b->p);
+		for (char *c = text; *c; c++)
+			if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
+				*c = '?';
+		why = text[0] ? text : NULL;
+	}
+	topo_error_set(err, url, 0, "HTTP %ld%s%s%s", status, why ? ": " : "", why ? why : "",
+		       status == 401 || status == 403 || status == 511
+			       ? " (is the JWT valid? set SLURM_JWT or run scontrol token)"
+			       : "");
+	json_decref(root);
+}
+
+static int get(const char *base, const char *path, struct curl_slist *hdr, topo_http_body *b,
+	       char *url, size_t urlen, topo_error *err)
 {
 	CURL *h = curl_easy_init();
-	struct curl_slist *hdr = NULL;
-	char line[8192], cerr[CURL_ERROR_SIZE] = "";
+	char cerr[CURL_ERROR_SIZE] = "";
+	topo_http_get rq = { url, NULL, hdr, NULL, 5000, 20000, cerr };
 	long status = 0;
 	CURLcode rc;
 
+	rq.unix_socket = rest_url(base, path, url, urlen);
 	if (!h) {
 		topo_error_set(err, base, 0, "cannot start an HTTP client");
 		return -1;
 	}
-	if (!strncmp(base, "unix:", 5)) {
-		curl_easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, base + 5);
-		snprintf(url, urlen, "http://localhost%s", path);
-	} else {
-		size_t n = strlen(base);
-
-		snprintf(url, urlen, "%.*s%s", (int)(n && base[n - 1] == '/' ? n - 1 : n), base, path);
+	if (topo_http_setup(h, &rq, b)) {
+		curl_easy_cleanup(h);
+		topo_error_set(err, url, 0, "libcurl refused an option of the request");
+		return -1;
 	}
-	if (token) {
-		snprintf(line, sizeof(line), "X-SLURM-USER-TOKEN: %s", token);
-		hdr = curl_slist_append(hdr, line);
-	}
-	if (user) {
-		snprintf(line, sizeof(line), "X-SLURM-USER-NAME: %s", user);
-		hdr = curl_slist_append(hdr, line);
-	}
-	hdr = curl_slist_append(hdr, "Accept: application/json");
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, b);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 5L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, 20L);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, cerr);
 	rc = curl_easy_perform(h);
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-	curl_slist_free_all(hdr);
+	if (curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status) != CURLE_OK)
+		status = 0;
 	curl_easy_cleanup(h);
 	if (rc != CURLE_OK) {
-		topo_error_set(err, url, 0, "%s", b->overflow ? "the reply is too large"
+		topo_error_set(err, url, 0, "%s", b->too_big ? "the reply is too large"
 						  : cerr[0] ? cerr : curl_easy_strerror(rc));
 		return -1;
 	}
 	if (status != 200) {
-		json_t *root = b->p ? json_loadb(b->p, b->len, 0, NULL) : NULL;
-		const char *why = root ? rest_error(root) : NULL;
-		char text[128];
-
-		if (!root && b->p && b->len > 0) {
-			/* slurmrestd answers some failures in plain text */
-			size_t n = strcspn(b->p, "\r\n");
-
-			snprintf(text, sizeof(text), "%.*s", (int)(n < 100 ? n : 100), b->p);
-			for (char *c = text; *c; c++)
-				if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
-					*c = '?';
-			why = text[0] ? text : NULL;
-		}
-
-		topo_error_set(err, url, 0, "HTTP %ld%s%s%s", status, why ? ": " : "",
-			       why ? why : "",
-			       status == 401 || status == 403 || status == 511
-				       ? " (is the JWT valid? set SLURM_JWT or run scontrol token)"
-				       : "");
-		json_decref(root);
+		status_error(b, status, url, err);
 		return -1;
 	}
 	return 0;
 }
 
 int report_rest_fetch(const char *base_url, const char *token, const char *user,
-		      report_rest_snapshot *s, topo_error *err)
+		      unsigned flags, report_rest_snapshot *s, topo_error *err)
 {
 	static const char *const paths[2] = {"/slurm/" REPORT_REST_API "/jobs",
 					     "/slurm/" REPORT_REST_API "/nodes"};
+	struct curl_slist *hdr;
 	char url[2048];
 
 	memset(s, 0, sizeof(*s));
+	if (topo_http_check_url(base_url, "the slurmrestd URL",
+				TOPO_HTTP_UNIX | (flags & REPORT_REST_PLAIN_HTTP ? TOPO_HTTP_PLAIN_REMOTE : 0),
+				err))
+		return -1;
+	if (!(hdr = rest_headers(token, user))) {
+		topo_error_set(err, base_url, 0, "out of memory building the request");
+		return -1;
+	}
 	for (int i = 0; i < 2; i++) {
-		buffer b = {0};
-		int rc = get(base_url, paths[i], token, user, &b, url, sizeof(url), err);
+		topo_http_body b = { .max = REST_MAX_REPLY };
+		int rc = get(base_url, paths[i], hdr, &b, url, sizeof(url), err);
 
 		if (rc == 0)
 			rc = (i == 0 ? report_rest_parse_jobs : report_rest_parse_nodes)(
 				b.p ? b.p : "", b.len, url, s, err);
-		free(b.p);
+		topo_http_body_free(&b);
 		if (rc) {
+			curl_slist_free_all(hdr);
 			report_rest_free(s);
 			return -1;
 		}
 	}
+	curl_slist_free_all(hdr);
 	return 0;
 }

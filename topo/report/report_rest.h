@@ -6,7 +6,9 @@
  * Endpoints of Slurm 24.11's data parser v0.0.42: GET /slurm/v0.0.42/jobs
  * and /slurm/v0.0.42/nodes. Authentication: the JWT in the
  * X-SLURM-USER-TOKEN header (and the user name in X-SLURM-USER-NAME when
- * given). The base URL is "http://host:port" or "unix:/path/to/socket".
+ * given). The base URL is "https://host:port", "unix:/path/to/socket", or
+ * "http://localhost:port" (see report_rest_fetch). The HTTP side is
+ * topo_http's: http/https only, no redirects, every option checked.
  * Requests time out (connect 5 s, whole request 20 s); nothing is retried,
  * so an unreachable server costs the report at most that.
  */
@@ -43,12 +45,19 @@ typedef struct report_rest_snapshot {
 	int nnodes;
 } report_rest_snapshot;
 
+/* report_rest_fetch flag: allow plain http:// to another host (the JWT then
+ * crosses the network unencrypted; placement-report --allow-plain-http). */
+#define REPORT_REST_PLAIN_HTTP 0x1u
+
 /* Fetch jobs and nodes from the slurmrestd at base_url with token (may be
- * NULL: no auth header) and user (may be NULL). Returns 0, or -1 with err
- * naming the URL and the problem (unreachable, HTTP status and slurmrestd's
- * error text, unreadable reply). */
+ * NULL: no auth header) and user (may be NULL). base_url is https://,
+ * unix:/path, or http:// to this machine (another host with
+ * REPORT_REST_PLAIN_HTTP); any other scheme is refused before anything is
+ * sent. Returns 0, or -1 with err naming the URL and the problem (refused
+ * URL, unreachable, HTTP status and slurmrestd's error text, unreadable
+ * reply). */
 int report_rest_fetch(const char *base_url, const char *token, const char *user,
-		      report_rest_snapshot *s, topo_error *err);
+		      unsigned flags, report_rest_snapshot *s, topo_error *err);
 
 /* Parse a /jobs or /nodes reply body into s (appending). source names it in
  * errors. Returns 0, or -1 with err. */

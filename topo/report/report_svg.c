@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "place_internal.h"
+#include "place_view.h"
 
 #define MARGIN 24
 #define HOST 24        /* host square side */
@@ -114,7 +114,7 @@ static int cmp_vid_name(const void *a, const void *b, void *g)
 static int make_layout(const report_occupancy *o, layout *L)
 {
 	const place_cluster *c = o->c;
-	const topo_graph *g = c->g;
+	const topo_graph *g = place_cluster_graph(c);
 	int G = o->ngroups, x = MARGIN, tallest = 0;
 	int *leaves_in = calloc((size_t)G, sizeof(int));
 
@@ -122,10 +122,10 @@ static int make_layout(const report_occupancy *o, layout *L)
 	L->spine_vid = malloc((topo_graph_nvertices(g) + 1) * sizeof(int));
 	L->group_x = calloc((size_t)G, sizeof(int));
 	L->group_w = calloc((size_t)G, sizeof(int));
-	L->leaf_x = calloc((size_t)c->nleaves + 1, sizeof(int));
-	L->leaf_y = calloc((size_t)c->nleaves + 1, sizeof(int));
-	L->host_x = calloc((size_t)c->nhosts + 1, sizeof(int));
-	L->host_y = calloc((size_t)c->nhosts + 1, sizeof(int));
+	L->leaf_x = calloc((size_t)place_cluster_nleaves(c) + 1, sizeof(int));
+	L->leaf_y = calloc((size_t)place_cluster_nleaves(c) + 1, sizeof(int));
+	L->host_x = calloc((size_t)place_cluster_nhosts(c) + 1, sizeof(int));
+	L->host_y = calloc((size_t)place_cluster_nhosts(c) + 1, sizeof(int));
 	if (!leaves_in || !L->spine_vid || !L->group_x || !L->group_w || !L->leaf_x ||
 	    !L->leaf_y || !L->host_x || !L->host_y) {
 		free(leaves_in);
@@ -139,8 +139,8 @@ static int make_layout(const report_occupancy *o, layout *L)
 			L->spine_vid[L->nspines++] = (int)v;
 	}
 	qsort_r(L->spine_vid, (size_t)L->nspines, sizeof(int), cmp_vid_name, (void *)g);
-	for (int l = 0; l < c->nleaves; l++)
-		leaves_in[c->leaf_group[l] >= 0 ? c->leaf_group[l] : G - 1]++;
+	for (int l = 0; l < place_cluster_nleaves(c); l++)
+		leaves_in[place_cluster_leaf_group(c, l) >= 0 ? place_cluster_leaf_group(c, l) : G - 1]++;
 	/* group columns */
 	for (int gi = 0; gi < G; gi++) {
 		int w = HOST_COLS * (HOST + HOST_GAP) - HOST_GAP, lw, rows, n = o->group_hosts[gi];
@@ -156,14 +156,14 @@ static int make_layout(const report_occupancy *o, layout *L)
 		w += 16;
 		L->group_x[gi] = x;
 		L->group_w[gi] = w;
-		for (int l = 0; l < c->nleaves; l++)
-			if ((c->leaf_group[l] >= 0 ? c->leaf_group[l] : G - 1) == gi) {
+		for (int l = 0; l < place_cluster_nleaves(c); l++)
+			if ((place_cluster_leaf_group(c, l) >= 0 ? place_cluster_leaf_group(c, l) : G - 1) == gi) {
 				L->leaf_x[l] = x + 8 + k++ * (LEAF_W + 4);
 				L->leaf_y[l] = TOP_GROUPS + 40;
 			}
 		k = 0;
-		for (int h = 0; h < c->nhosts; h++)
-			if ((c->host_group[h] >= 0 ? c->host_group[h] : G - 1) == gi) {
+		for (int h = 0; h < place_cluster_nhosts(c); h++)
+			if ((place_cluster_host_group(c, h) >= 0 ? place_cluster_host_group(c, h) : G - 1) == gi) {
 				L->host_x[h] = x + 8 + (k % HOST_COLS) * (HOST + HOST_GAP);
 				L->host_y[h] = TOP_GROUPS + 40 + LEAF_H + 16 + (k / HOST_COLS) * (HOST + HOST_GAP);
 				k++;
@@ -218,13 +218,17 @@ static void draw_cables(FILE *f, const report_occupancy *o, const layout *L)
 
 	if (!n)
 		return;
-	for (int l = 0; l < c->nleaves; l++)
-		for (int k = c->leaf_spine_off[l]; k < c->leaf_spine_off[l + 1]; k++) {
-			int sp = spine_index(L, c->leaf_spines[k]);
+	for (int l = 0; l < place_cluster_nleaves(c); l++) {
+		int ns, lg = place_cluster_leaf_group(c, l);
+		const int *spines = place_cluster_leaf_spines(c, l, &ns);
+
+		for (int k = 0; k < ns; k++) {
+			int sp = spine_index(L, spines[k]);
 
 			if (sp >= 0)
-				n[(c->leaf_group[l] >= 0 ? c->leaf_group[l] : G - 1) * S + sp]++;
+				n[(lg >= 0 ? lg : G - 1) * S + sp]++;
 		}
+	}
 	fputs("<g class=\"cables\" stroke=\"#9aa5b1\" stroke-opacity=\"0.55\">\n", f);
 	for (int g = 0; g < G; g++)
 		for (int sp = 0; sp < S; sp++)
@@ -241,7 +245,7 @@ static void draw_cables(FILE *f, const report_occupancy *o, const layout *L)
 
 static void draw_spines(FILE *f, const report_occupancy *o, const layout *L)
 {
-	const topo_graph *g = o->c->g;
+	const topo_graph *g = place_cluster_graph(o->c);
 
 	fputs("<g class=\"spines\">\n", f);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"row\">spine switches</text>\n", MARGIN,
@@ -268,7 +272,7 @@ static void draw_group(FILE *f, const report_occupancy *o, const layout *L,
 {
 	const place_cluster *c = o->c;
 	int G = o->ngroups;
-	const char *name = gi < c->ngroups ? c->group_name[gi] : "no group";
+	const char *name = gi < place_cluster_ngroups(c) ? place_cluster_group_name(c, gi) : "no group";
 	char col[8];
 
 	fprintf(f, "<g class=\"group\" data-group=\"");
@@ -280,11 +284,11 @@ static void draw_group(FILE *f, const report_occupancy *o, const layout *L,
 	esc(f, name);
 	fprintf(f, "</text>\n<text x=\"%d\" y=\"%d\" class=\"gocc\">%d/%d busy</text>\n",
 		L->group_x[gi] + 8, TOP_GROUPS + 31, o->group_busy[gi], o->group_hosts[gi]);
-	for (int l = 0; l < c->nleaves; l++) {
+	for (int l = 0; l < place_cluster_nleaves(c); l++) {
 		int hot;
-		const char *lname = c->leaf_name[l];
+		const char *lname = place_cluster_leaf_name(c, l);
 
-		if ((c->leaf_group[l] >= 0 ? c->leaf_group[l] : G - 1) != gi)
+		if ((place_cluster_leaf_group(c, l) >= 0 ? place_cluster_leaf_group(c, l) : G - 1) != gi)
 			continue;
 		hot = opts->leaf_util && opts->leaf_util[l] >= opts->util_threshold;
 		fprintf(f, "<g class=\"switch leaf%s\" data-switch=\"", hot ? " hot" : "");
@@ -300,21 +304,21 @@ static void draw_group(FILE *f, const report_occupancy *o, const layout *L,
 		esc(f, short_name(lname));
 		fputs("</text></g>\n", f);
 	}
-	for (int h = 0; h < c->nhosts; h++) {
+	for (int h = 0; h < place_cluster_nhosts(c); h++) {
 		int j, faded;
 		unsigned fl;
 
-		if ((c->host_group[h] >= 0 ? c->host_group[h] : G - 1) != gi)
+		if ((place_cluster_host_group(c, h) >= 0 ? place_cluster_host_group(c, h) : G - 1) != gi)
 			continue;
 		j = o->host_job[h];
 		fl = o->host_flags[h];
 		faded = opts->highlight >= 0 && j != opts->highlight;
 		fprintf(f, "<g class=\"host%s\" data-host=\"", j >= 0 ? " busy" : " idle");
-		esc(f, c->host_name[h]);
+		esc(f, place_cluster_host_name(c, h));
 		if (j >= 0)
 			fprintf(f, "\" data-job=\"%u", o->jobs[j].job);
 		fprintf(f, "\"%s><title>", faded ? " opacity=\"0.3\"" : "");
-		esc(f, c->host_name[h]);
+		esc(f, place_cluster_host_name(c, h));
 		if (j >= 0)
 			fprintf(f, ": job %u%s", o->jobs[j].job,
 				o->host_njobs[h] > 1 ? " and others" : "");

@@ -5,11 +5,13 @@
 #include "comm_profile.h"
 
 #include <errno.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace.h"
+#include "topo_num.h"
 
 #define ASTRA_FIELDS 12
 #define ASTRA_CLOCK_HZ 1e9
@@ -41,11 +43,7 @@ static int layer(topo_comm_profile *p, char *line, const char *path, int lineno,
 	}
 	double v[ASTRA_FIELDS] = {0};
 	for (size_t i = 0; i < sizeof(num) / sizeof(num[0]); i++) {
-		char *end;
-
-		errno = 0;
-		v[num[i]] = strtod(f[num[i]], &end);
-		if (*end || errno || v[num[i]] < 0) {
+		if (topo_parse_double(f[num[i]], 0, DBL_MAX, &v[num[i]])) {
 			topo_error_set(err, path, lineno, "field %d is \"%.40s\", not a count",
 				       num[i] + 1, f[num[i]]);
 			return -1;
@@ -68,7 +66,7 @@ int topo_comm_profile_load(topo_comm_profile *p, const char *path, topo_error *e
 	const char *base = strrchr(path, '/');
 	size_t cap = 0;
 	int lineno = 0, rc = 0;
-	long expect = -1;
+	long expect = -1, len = 0;
 
 	memset(p, 0, sizeof(*p));
 	topo_error_clear(err);
@@ -80,7 +78,7 @@ int topo_comm_profile_load(topo_comm_profile *p, const char *path, topo_error *e
 	if (strncmp(base, "astra-sim_", 10) == 0)
 		base += 10;
 	snprintf(p->name, sizeof(p->name), "%.*s", (int)strcspn(base, "."), base);
-	while (rc == 0 && trace_getline(&buf, &cap, f) >= 0) {
+	while (rc == 0 && (len = trace_getline(&buf, &cap, f)) >= 0) {
 		lineno++;
 		if (lineno == 1) {
 			snprintf(p->parallelism, sizeof(p->parallelism), "%.*s",
@@ -100,6 +98,8 @@ int topo_comm_profile_load(topo_comm_profile *p, const char *path, topo_error *e
 			p->layers += rc == 0;
 		}
 	}
+	if (rc == 0 && len < 0)
+		rc = trace_getline_end(f, path, lineno, err);
 	fclose(f);
 	free(buf);
 	if (rc == 0 && p->layers != expect) {

@@ -16,6 +16,7 @@
 #include "place_scorer.h"
 
 #include "place_features.h"
+#include "topo_num.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -106,23 +107,14 @@ static double now_us(void)
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* p-quantile (0..1) of v[0..n) (sorted in place); 0 for none. */
+/* topo_quantile of v[0..n) (sorted in place); 0 for none, since the
+ * metrics are printed and compared as plain numbers. */
 static double quantile(double *v, long n, double p)
 {
-	long i;
-
 	if (n <= 0)
 		return 0;
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	i = (long)ceil(p * (double)n) - 1;
-	return v[i < 0 ? 0 : (i >= n ? n - 1 : i)];
+	topo_sort_doubles(v, (size_t)n);
+	return topo_quantile(v, (size_t)n, p);
 }
 
 /* ---- host bookkeeping ----------------------------------------------------- */

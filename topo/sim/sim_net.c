@@ -199,18 +199,13 @@ fail:
 static void build_hosts(sim_net *n, const topo_graph *g, const int *vid_leaf, double *host_gbps)
 {
 	for (int h = 0; h < n->H; h++) {
-		int v = topo_graph_find(g, TOPO_V_HOST, place_cluster_host_name(n->c, h)), cnt,
-		    next_rail = 0;
-		const int *inc = v >= 0 ? topo_graph_incident(g, v, &cnt) : NULL;
+		int v = topo_graph_find(g, TOPO_V_HOST, place_cluster_host_name(n->c, h)), next_rail = 0;
 
-		for (int i = 0; inc && i < cnt; i++) {
-			const topo_edge *e = topo_graph_edge(g, inc[i]);
-			int hca = topo_edge_other(e, v), ncnt, rail;
+		for (int it = 0, hca; v >= 0 && (hca = topo_graph_next_member(g, v, TOPO_V_HCA, &it)) >= 0;) {
 			const topo_vertex *hv = topo_graph_vertex(g, hca);
 			const int *hin;
+			int ncnt, rail;
 
-			if (e->kind != TOPO_E_MEMBER || e->a != v || hv->kind != TOPO_V_HCA)
-				continue;
 			rail = hv->rail >= 0 ? hv->rail : next_rail;
 			next_rail++;
 			if (rail >= n->R)
@@ -236,16 +231,9 @@ static int count_rails(const place_cluster *c, const topo_graph *g)
 	int R = 1;
 
 	for (int h = 0; h < place_cluster_nhosts(c); h++) {
-		int v = topo_graph_find(g, TOPO_V_HOST, place_cluster_host_name(c, h)), cnt, k = 0;
-		const int *inc = v >= 0 ? topo_graph_incident(g, v, &cnt) : NULL;
+		int v = topo_graph_find(g, TOPO_V_HOST, place_cluster_host_name(c, h));
+		int k = v >= 0 ? topo_graph_count_members(g, v, TOPO_V_HCA) : 0;
 
-		for (int i = 0; inc && i < cnt; i++) {
-			const topo_edge *e = topo_graph_edge(g, inc[i]);
-
-			if (e->kind == TOPO_E_MEMBER && e->a == v &&
-			    topo_graph_vertex(g, e->b)->kind == TOPO_V_HCA)
-				k++;
-		}
 		if (k > R)
 			R = k;
 	}

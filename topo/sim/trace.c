@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "topo_io.h"
+
 extern char **environ;
 
 void trace_init(topo_trace *t)
@@ -54,6 +56,15 @@ long trace_getline(char **buf, size_t *cap, FILE *f)
 	while (n > 0 && ((*buf)[n - 1] == '\n' || (*buf)[n - 1] == '\r'))
 		(*buf)[--n] = '\0';
 	return (long)n;
+}
+
+int trace_getline_end(FILE *f, const char *source, int lineno, topo_error *err)
+{
+	if (feof(f))
+		return 0;
+	topo_error_set(err, source, lineno + 1, "cannot read the line: %s",
+		       ferror(f) ? "read error" : "out of memory");
+	return -1;
 }
 
 int trace_detect(const char *head, size_t len)
@@ -116,43 +127,16 @@ static FILE *gunzip_open(const char *path, pid_t *pid, topo_error *err)
 	return f;
 }
 
-/* Read all of f into memory (it may be a pipe, so it cannot be rewound
- * after detection). Returns the buffer (NUL-terminated) or NULL. */
-static char *slurp(FILE *f, size_t *len)
-{
-	size_t cap = 1 << 16, n = 0, m;
-	char *buf = malloc(cap), *nb;
-
-	while (buf && (m = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += m;
-		if (cap - n - 1 == 0) {
-			nb = realloc(buf, 2 * cap);
-			if (!nb) {
-				free(buf);
-				return NULL;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	if (buf)
-		buf[n] = '\0';
-	*len = n;
-	return buf;
-}
-
 /* Parse f in whatever format its first bytes announce. */
 static int read_detected(topo_trace *t, FILE *f, const char *source, topo_error *err)
 {
 	size_t len;
-	char *buf = slurp(f, &len);
+	char *buf = topo_read_stream(f, source, TOPO_IO_MAX_BYTES, &len, err); /* f may be a pipe */
 	FILE *mem;
 	int fmt, rc;
 
-	if (!buf) {
-		topo_error_set(err, source, 0, "out of memory reading the trace");
+	if (!buf)
 		return -1;
-	}
 	fmt = trace_detect(buf, len);
 	if (fmt < 0) {
 		free(buf);

@@ -92,5 +92,9 @@ int trace_fit_window(topo_trace *t, double span, double max_runtime);
 /* Read one line of any length into *buf (growing it). Returns the length,
  * -1 at end of file. Shared by the text parsers of the simulator. */
 long trace_getline(char **buf, size_t *cap, FILE *f);
+/* After trace_getline returned -1: 0 at the end of the file, else -1 with
+ * err (the line could not be read: out of memory, I/O error), so a failed
+ * read is not mistaken for a short file. */
+int trace_getline_end(FILE *f, const char *source, int lineno, topo_error *err);
 
 #endif

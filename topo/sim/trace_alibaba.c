@@ -14,9 +14,12 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <float.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "topo_num.h"
 
 enum { COL_NAME, COL_CPU, COL_GPU, COL_CREATE, COL_DELETE, COL_SCHED, NCOLS };
 
@@ -69,15 +72,12 @@ static int number(char **cols, const int *pos, int c, double *out, int *empty,
 		  const char *source, int lineno, topo_error *err)
 {
 	const char *s = cols[pos[c]];
-	char *end;
 
 	if (*s == '\0' && empty) {
 		*empty = 1;
 		return 0;
 	}
-	errno = 0;
-	*out = strtod(s, &end);
-	if (*s == '\0' || *end || errno) {
+	if (topo_parse_double(s, -DBL_MAX, DBL_MAX, out)) {
 		topo_error_set(err, source, lineno, "column %s is \"%.40s\", not a number",
 			       col_name[c], s);
 		return -1;
@@ -151,6 +151,8 @@ int trace_read_alibaba(topo_trace *t, FILE *f, const char *source, topo_error *e
 		else if (len > 0)
 			rc = pod(t, buf, pos, ncols, source, lineno, err);
 	}
+	if (rc == 0 && len < 0)
+		rc = trace_getline_end(f, source, lineno, err);
 	if (rc == 0 && lineno == 0) {
 		topo_error_set(err, source, 1, "is empty");
 		rc = -1;

@@ -15,10 +15,13 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "topo_num.h"
 
 #define SWF_FIELDS 18
 
@@ -35,17 +38,13 @@ static int swf_fields(char *line, double *v, const char *source, int lineno, top
 	int n = 0;
 
 	for (; tok; tok = strtok_r(NULL, " \t", &save)) {
-		char *end;
-
 		if (n == SWF_FIELDS) {
 			topo_error_set(err, source, lineno,
 				       "has more than %d fields; a Standard Workload Format job line has exactly %d",
 				       SWF_FIELDS, SWF_FIELDS);
 			return -1;
 		}
-		errno = 0;
-		v[n] = strtod(tok, &end);
-		if (*end || errno) {
+		if (topo_parse_double(tok, -DBL_MAX, DBL_MAX, &v[n])) {
 			topo_error_set(err, source, lineno, "field %d (%s) is \"%.40s\", not a number",
 				       n + 1, swf_field_name[n], tok);
 			return -1;
@@ -130,6 +129,8 @@ int trace_read_swf(topo_trace *t, FILE *f, const char *source, topo_error *err)
 			rc = -1;
 		}
 	}
+	if (rc == 0 && len < 0)
+		rc = trace_getline_end(f, source, lineno, err);
 	free(buf);
 	return rc;
 }

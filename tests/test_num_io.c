@@ -1,0 +1,235 @@
+/*
+ * Unit tests for the small shared helpers of the graph area: strict number
+ * parsing (topo_num), whole-file reading with a limit (topo_io), the error
+ * report's column and va_list setter (topo_error), and the membership walks
+ * on the graph (group of a host, parts of a host).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "topo_error.h"
+#include "topo_graph.h"
+#include "topo_io.h"
+#include "topo_num.h"
+#include "test_tmp.h"
+
+static void test_parse_long(void **state)
+{
+	long v = 42;
+
+	(void)state;
+	assert_int_equal(topo_parse_long("17", 0, 100, &v), 0);
+	assert_int_equal(v, 17);
+	assert_int_equal(topo_parse_long("-5", -10, 10, &v), 0);
+	assert_int_equal(v, -5);
+	v = 42;
+	/* empty, blanks, trailing junk, out of range, overflow: all errors, v unchanged */
+	assert_int_equal(topo_parse_long("", 0, 100, &v), -1);
+	assert_int_equal(topo_parse_long(" 7", 0, 100, &v), -1);
+	assert_int_equal(topo_parse_long("7 ", 0, 100, &v), -1);
+	assert_int_equal(topo_parse_long("7x", 0, 100, &v), -1);
+	assert_int_equal(topo_parse_long("101", 0, 100, &v), -1);
+	assert_int_equal(topo_parse_long("-1", 0, 100, &v), -1);
+	assert_int_equal(topo_parse_long("99999999999999999999999", 0, LONG_MAX, &v), -1);
+	assert_int_equal(topo_parse_long(NULL, 0, 100, &v), -1);
+	assert_int_equal(v, 42);
+}
+
+static void test_parse_int_u64_double(void **state)
+{
+	int i = 0;
+	uint64_t u = 0;
+	double d = 0;
+
+	(void)state;
+	assert_int_equal(topo_parse_int("2147483647", 0, INT32_MAX, &i), 0);
+	assert_int_equal(i, 2147483647);
+	assert_int_equal(topo_parse_int("2147483648", 0, INT32_MAX, &i), -1);
+	assert_int_equal(topo_parse_u64("18446744073709551615", 10, UINT64_MAX, &u), 0);
+	assert_true(u == UINT64_MAX);
+	/* strtoul would wrap "-1" and clamp this one; both are errors here */
+	assert_int_equal(topo_parse_u64("18446744073709551616", 10, UINT64_MAX, &u), -1);
+	assert_int_equal(topo_parse_u64("999999999999999999999", 10, UINT32_MAX, &u), -1);
+	assert_int_equal(topo_parse_u64("-1", 10, UINT64_MAX, &u), -1);
+	assert_int_equal(topo_parse_u64("4294967296", 10, UINT32_MAX, &u), -1);
+	assert_int_equal(topo_parse_u64("0x7cfe9003009e1a2c", 16, UINT64_MAX, &u), 0);
+	assert_true(u == 0x7cfe9003009e1a2cULL);
+	assert_int_equal(topo_parse_u64("7cfe9003009e1a2c", 16, UINT64_MAX, &u), 0);
+	assert_int_equal(topo_parse_u64("0x", 16, UINT64_MAX, &u), -1);
+	assert_int_equal(topo_parse_u64("12g", 16, UINT64_MAX, &u), -1);
+	assert_int_equal(topo_parse_double("0.25", 0, 1, &d), 0);
+	assert_true(d == 0.25);
+	assert_int_equal(topo_parse_double("-1e3", -1e4, 0, &d), 0);
+	assert_true(d == -1000);
+	assert_int_equal(topo_parse_double("1e999", -HUGE_VAL, HUGE_VAL, &d), -1);
+	assert_int_equal(topo_parse_double("nan", -HUGE_VAL, HUGE_VAL, &d), -1);
+	assert_int_equal(topo_parse_double("inf", -HUGE_VAL, HUGE_VAL, &d), -1);
+	assert_int_equal(topo_parse_double("", 0, 1, &d), -1);
+	assert_int_equal(topo_parse_double("0.5s", 0, 1, &d), -1);
+	assert_int_equal(topo_parse_double("1.5", 0, 1, &d), -1);
+	/* length-bounded: a slice of a larger buffer */
+	{
+		long l = 0;
+
+		assert_int_equal(topo_parse_long_n("123456", 3, 0, 1000, &l), 0);
+		assert_int_equal(l, 123);
+		assert_int_equal(topo_parse_double_n("2.5,7", 3, 0, 10, &d), 0);
+		assert_true(d == 2.5);
+		assert_int_equal(topo_parse_long_n("12\0" "3", 4, 0, 1000, &l), -1);
+	}
+}
+
+static void test_cmp_quantile(void **state)
+{
+	int iv[] = { 5, -3, 2147483647, -2147483647 - 1, 0 };
+	double dv[] = { 4, 1, 3, 2, 5, 6, 7, 8, 9, 10 };
+
+	(void)state;
+	qsort(iv, 5, sizeof(int), topo_cmp_int); /* no overflow at the extremes */
+	assert_int_equal(iv[0], -2147483647 - 1);
+	assert_int_equal(iv[1], -3);
+	assert_int_equal(iv[4], 2147483647);
+	topo_sort_doubles(dv, 10);
+	assert_true(dv[0] == 1 && dv[9] == 10);
+	assert_true(topo_quantile(dv, 10, 0.5) == 5);   /* nearest rank: ceil(5) - 1 */
+	assert_true(topo_quantile(dv, 10, 0.95) == 10);
+	assert_true(topo_quantile(dv, 10, 0.0) == 1);
+	assert_true(topo_quantile(dv, 10, 1.0) == 10);
+	assert_true(topo_quantile(dv, 1, 0.99) == 1);
+	assert_true(isnan(topo_quantile(dv, 0, 0.5)));   /* no data: NaN, documented */
+}
+
+static char *temp_file(const char *content, size_t len)
+{
+	char *path = malloc(512);
+	int fd;
+
+	assert_non_null(path);
+	fd = test_mkstemp(path, 512, "topo_io.XXXXXX");
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, content, len), (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+static void test_read_file(void **state)
+{
+	static const char text[] = "line one\nline two\n";
+	char *path = temp_file(text, sizeof(text) - 1), *buf;
+	size_t len = 0;
+	topo_error err;
+
+	(void)state;
+	buf = topo_read_file(path, 1024, &len, &err);
+	assert_non_null(buf);
+	assert_int_equal(len, sizeof(text) - 1);
+	assert_string_equal(buf, text);
+	free(buf);
+	/* exactly at the limit is fine; one byte less is refused, naming the file */
+	buf = topo_read_file(path, sizeof(text) - 1, &len, &err);
+	assert_non_null(buf);
+	free(buf);
+	assert_null(topo_read_file(path, sizeof(text) - 2, &len, &err));
+	assert_string_equal(err.source, path);
+	assert_non_null(strstr(err.text, "larger than 17 bytes"));
+	unlink(path);
+	assert_null(topo_read_file(path, 1024, &len, &err));
+	assert_non_null(strstr(err.text, "cannot open"));
+	free(path);
+	/* an empty file is an empty, NUL-terminated buffer */
+	path = temp_file("", 0);
+	buf = topo_read_file(path, 1024, &len, &err);
+	assert_non_null(buf);
+	assert_int_equal(len, 0);
+	assert_string_equal(buf, "");
+	free(buf);
+	unlink(path);
+	free(path);
+}
+
+static void wrapped(topo_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void wrapped(topo_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	topo_error_vset(err, "x.conf", 3, 14, fmt, ap);
+	va_end(ap);
+}
+
+static void test_error_column(void **state)
+{
+	topo_error err;
+	char buf[256];
+
+	(void)state;
+	wrapped(&err, "bad %s", "value");
+	assert_int_equal(err.line, 3);
+	assert_int_equal(err.column, 14);
+	assert_string_equal(topo_error_format(&err, buf, sizeof(buf)), "x.conf:3:14: bad value");
+	topo_error_set(&err, "x.conf", 3, "no column");
+	assert_int_equal(err.column, 0);
+	assert_string_equal(topo_error_format(&err, buf, sizeof(buf)), "x.conf:3: no column");
+	topo_error_clear(&err);
+	assert_int_equal(err.column, 0);
+	assert_int_equal(err.line, 0);
+}
+
+static void test_members(void **state)
+{
+	topo_graph *g = topo_graph_new();
+	int h = topo_graph_add_vertex(g, TOPO_V_HOST, "n1");
+	int h2 = topo_graph_add_vertex(g, TOPO_V_HOST, "n2");
+	int gb = topo_graph_add_vertex(g, TOPO_V_GROUP, "su2");
+	int ga = topo_graph_add_vertex(g, TOPO_V_GROUP, "su10");
+	int hca0 = topo_graph_add_part(g, h, TOPO_V_HCA, "mlx5_0");
+	int gpu0 = topo_graph_add_part(g, h, TOPO_V_GPU, "gpu0");
+	int hca1 = topo_graph_add_part(g, h, TOPO_V_HCA, "mlx5_1");
+	int got[4], n = 0;
+
+	(void)state;
+	topo_graph_add_edge(g, TOPO_E_MEMBER, ga, h);
+	topo_graph_add_edge(g, TOPO_E_MEMBER, gb, h);
+	topo_graph_add_edge(g, TOPO_E_MEMBER, gb, h2);
+	for (int it = 0, m; (m = topo_graph_next_member(g, h, TOPO_V_HCA, &it)) >= 0 && n < 4;)
+		got[n++] = m;
+	assert_int_equal(n, 2);
+	assert_int_equal(got[0], hca0);
+	assert_int_equal(got[1], hca1);
+	assert_int_equal(topo_graph_count_members(g, h, TOPO_V_GPU), 1);
+	assert_int_equal(topo_graph_count_members(g, h, TOPO_V_NKINDS), 3);
+	assert_int_equal(topo_graph_count_members(g, gb, TOPO_V_HOST), 2);
+	assert_int_equal(topo_graph_count_members(g, h2, TOPO_V_NKINDS), 0);
+	/* a part is not a container of its host */
+	assert_int_equal(topo_graph_count_members(g, gpu0, TOPO_V_NKINDS), 0);
+	/* two groups hold n1: the first by host-name order (su2 < su10) */
+	assert_int_equal(topo_graph_group_of(g, h), gb);
+	assert_int_equal(topo_graph_group_of(g, h2), gb);
+	assert_int_equal(topo_graph_group_of(g, hca0), -1);
+	assert_int_equal(topo_graph_group_of(g, 999), -1);
+	topo_graph_free(g);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_long),
+		cmocka_unit_test(test_parse_int_u64_double),
+		cmocka_unit_test(test_cmp_quantile),
+		cmocka_unit_test(test_read_file),
+		cmocka_unit_test(test_error_column),
+		cmocka_unit_test(test_members),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,125 @@
+/*
+ * placement-report-history.c: placement-report history and metrics: decision statistics over a
+ * time window, training-sample export, and Prometheus-format metrics.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "placement-report.h"
+#include "report_history.h"
+#include "report_metrics.h"
+
+/* ---- history ---------------------------------------------------------------- */
+
+int cmd_history(struct ctx *x)
+{
+	double since = -INFINITY, until = INFINITY, ref = report_log_last_time(&x->log);
+	report_stats st;
+	char t1[64], t2[64], buf[1024];
+	int exported = -1, rc = 0;
+	topo_error err;
+
+	if (!x->have_log) {
+		fprintf(stderr, PROG ": history needs the decision log (--decisions FILE)%s%s\n",
+			x->nnotes ? ": " : "", x->nnotes ? x->notes[0] : "");
+		return 1;
+	}
+	if ((x->o->since && parse_time(x->o->since, ref, &since)) ||
+	    (x->o->until && parse_time(x->o->until, ref, &until))) {
+		fprintf(stderr, PROG ": --since/--until: not a time (epoch seconds, "
+				"YYYY-MM-DDTHH:MM:SS, or 2h/30m/7d back from the newest log line)\n");
+		return 2;
+	}
+	if (report_stats_compute(&x->log, since, until, &st))
+		return 1;
+	if (x->o->export_path) {
+		if (!x->c) {
+			fprintf(stderr, PROG ": --export needs the cluster graph (--graph FILE)\n");
+			return 1;
+		}
+		exported = report_history_export(x->c, &x->log, since, until,
+						 x->o->host_gpus > 0 ? x->o->host_gpus : 8,
+						 x->o->export_path, &err);
+		if (exported < 0) {
+			fprintf(stderr, PROG ": %s\n", topo_error_format(&err, buf, sizeof(buf)));
+			return 1;
+		}
+		if (exported == 0)
+			note(x, "no decision in the window has an observed outcome (end event): nothing exported");
+	}
+	if (x->o->json) {
+		json_t *root = json_object(), *pol = json_object();
+
+		json_object_set_new(root, "since", isinf(since) ? json_null() : json_real(since));
+		json_object_set_new(root, "until", isinf(until) ? json_null() : json_real(until));
+		json_object_set_new(root, "decisions", json_integer(st.decisions));
+		json_object_set_new(root, "placed", json_integer(st.placed));
+		json_object_set_new(root, "failed", json_integer(st.failed));
+		for (int i = 0; i < st.npolicies; i++)
+			json_object_set_new(pol, st.policies[i].policy, json_integer(st.policies[i].n));
+		json_object_set_new(root, "policies", pol);
+		json_object_set_new(root, "latency_p50_us", isnan(st.latency_p50_us) ? json_null()
+				    : json_real(st.latency_p50_us));
+		json_object_set_new(root, "latency_p99_us", isnan(st.latency_p99_us) ? json_null()
+				    : json_real(st.latency_p99_us));
+		json_object_set_new(root, "shadow_decisions", json_integer(st.shadow));
+		json_object_set_new(root, "shadow_agree", json_integer(st.agree));
+		json_object_set_new(root, "heavy_jobs", json_integer(st.heavy));
+		json_object_set_new(root, "heavy_spanning_groups", json_integer(st.heavy_spanning));
+		json_object_set_new(root, "ended", json_integer(st.ended));
+		json_object_set_new(root, "exported_samples", exported < 0 ? json_null()
+				    : json_integer(exported));
+		json_object_set_new(root, "notes", notes_json(x));
+		rc = emit_json(root);
+	} else {
+		printf("%shistory%s %s .. %s\n", BOLD, RESET,
+		       isinf(since) ? "start" : fmt_time(since, t1, sizeof(t1)),
+		       isinf(until) ? "end" : fmt_time(until, t2, sizeof(t2)));
+		printf("  decisions          %d (%d placed, %d without placement)\n", st.decisions,
+		       st.placed, st.failed);
+		printf("  by policy         ");
+		for (int i = 0; i < st.npolicies; i++)
+			printf(" %s %d", st.policies[i].policy, st.policies[i].n);
+		printf("\n");
+		if (st.nlatency)
+			printf("  latency            p50 %.1f us, p99 %.1f us, max %.1f us\n",
+			       st.latency_p50_us, st.latency_p99_us, st.latency_max_us);
+		printf("  heavy multi-host   %d, of which %d over several groups\n", st.heavy,
+		       st.heavy_spanning);
+		if (st.shadow)
+			printf("  shadow agreement   %d of %d (%.0f%%)\n", st.agree, st.shadow,
+			       100.0 * st.agree / st.shadow);
+		if (st.not_followed)
+			printf("  not followed       %d (Slurm allocated other hosts)\n", st.not_followed);
+		printf("  ended with outcome %d\n", st.realised);
+		if (exported > 0)
+			printf("  exported           %d samples to %s (topognn-train --samples %s)\n",
+			       exported, x->o->export_path, x->o->export_path);
+		print_notes(x);
+	}
+	return rc;
+}
+
+/* ---- metrics ---------------------------------------------------------------- */
+
+int cmd_metrics(struct ctx *x)
+{
+	report_stats st;
+
+	memset(&st, 0, sizeof(st));
+	if (x->have_log && report_stats_compute(&x->log, -INFINITY, INFINITY, &st))
+		return 1;
+	if (!x->have_log) {
+		report_log empty = {0};
+
+		report_stats_compute(&empty, -INFINITY, INFINITY, &st);
+	}
+	if (build_occupancy(x))
+		return 1;
+	print_notes(x);
+	return report_metrics_write(stdout, &st, x->have_occ ? &x->occ : NULL,
+				    x->log.skipped) ? 1 : 0;
+}
+

@@ -1,0 +1,261 @@
+/*
+ * placement-report-job.c: placement-report job JOBID: where a job went, what else was
+ * scored and why it lost, and what the node side reported.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "placement-report.h"
+#include "report_node.h"
+#include "report_why.h"
+#include "topo_hostlist.h"
+#include "topo_num.h"
+
+/* ---- job ----------------------------------------------------------------- */
+
+static char *hostlist_of(char **hosts, int n)
+{
+	topo_error err;
+	char *s = topo_hostlist_compress((const char *const *)hosts, (size_t)n, &err);
+
+	return s ? s : strdup("?");
+}
+
+static json_t *choice_json(const report_choice *c, const char *role, const char *why)
+{
+	json_t *o = json_object(), *h = json_array();
+
+	json_object_set_new(o, "role", json_string(role));
+	for (int i = 0; i < c->nhosts; i++)
+		json_array_append_new(h, json_string(c->hosts[i]));
+	json_object_set_new(o, "hosts", h);
+	json_object_set_new(o, "kind", json_string(c->kind));
+	json_object_set_new(o, "nhosts", json_integer(c->nhosts));
+	json_object_set_new(o, "groups", json_integer(c->groups));
+	json_object_set_new(o, "leaves", json_integer(c->leaves));
+	json_object_set_new(o, "hop_diameter", json_integer(c->diameter));
+	json_object_set_new(o, "cost", isnan(c->cost) ? json_null() : json_real(c->cost));
+	json_object_set_new(o, "comm_time_s",
+			    isnan(c->comm_time_s) ? json_null() : json_real(c->comm_time_s));
+	json_object_set_new(o, "frag_cost",
+			    isnan(c->frag_cost) ? json_null() : json_real(c->frag_cost));
+	if (why)
+		json_object_set_new(o, "why_lost", json_string(why));
+	return o;
+}
+
+static void choice_row(const report_choice *c, const char *role, const char *why)
+{
+	char cost[16] = "-", comm[16] = "-", frag[16] = "-";
+
+	if (!isnan(c->cost))
+		snprintf(cost, sizeof(cost), "%.4g", c->cost);
+	if (!isnan(c->comm_time_s))
+		snprintf(comm, sizeof(comm), "%.3g", c->comm_time_s * 1e3);
+	if (!isnan(c->frag_cost))
+		snprintf(frag, sizeof(frag), "%.3g", c->frag_cost);
+	printf("  %-16s %-15s %5d %6d %6d %4d %9s %9s %7s  %s\n", role, c->kind[0] ? c->kind : "-",
+	       c->nhosts, c->groups, c->leaves, c->diameter, cost, comm, frag, why ? why : "");
+}
+
+int cmd_job(struct ctx *x)
+{
+	char tb[64], why[256];
+	uint64_t id;
+	const report_decision *d;
+	report_node_outcome *nodes = NULL;
+	int nnodes = 0, hidx[4096], nh = 0, ng = 0, nl = 0, rc = 0;
+	char *groups = NULL, *leaves = NULL, *hl;
+	topo_error err;
+
+	if (topo_parse_u64(x->o->arg, 10, UINT32_MAX, &id)) {
+		fprintf(stderr, PROG ": \"%s\" is not a job id (a whole number up to %u)\n", x->o->arg,
+			UINT32_MAX);
+		return 2;
+	}
+	d = x->have_log ? report_log_find(&x->log, (uint32_t)id) : NULL;
+	if (!d) {
+		fprintf(stderr, PROG ": job %" PRIu64 ": no decision in %s\n", id,
+			x->have_log ? x->o->decisions : "(no decision log)");
+		print_notes(x);
+		return 1;
+	}
+	if (x->c)
+		for (int i = 0; i < d->nallocated && nh < 4096; i++) {
+			int h = place_cluster_find_host(x->c, d->allocated[i]);
+
+			if (h >= 0)
+				hidx[nh++] = h;
+		}
+	if (x->c && nh) {
+		groups = report_span_names(x->c, hidx, nh, 0, &ng);
+		leaves = report_span_names(x->c, hidx, nh, 1, &nl);
+	}
+	if (x->o->node_dir) {
+		nnodes = report_node_load(x->o->node_dir, d->job, &nodes, &err);
+		if (nnodes < 0) {
+			char buf[700];
+
+			note(x, "node side: %s", topo_error_format(&err, buf, sizeof(buf)));
+			nnodes = 0;
+		}
+	}
+	hl = hostlist_of(d->allocated, d->nallocated);
+	if (x->o->json) {
+		json_t *root = json_object(), *alts = json_array(), *req = json_object(), *nd;
+
+		json_object_set_new(root, "job", json_integer(d->job));
+		json_object_set_new(root, "timestamp", json_real(d->timestamp));
+		json_object_set_new(root, "format", json_string(d->format));
+		json_object_set_new(root, "policy", json_string(d->policy));
+		json_object_set_new(root, "baseline_policy", json_string(d->baseline_policy));
+		json_object_set_new(root, "scorer", json_string(d->scorer));
+		json_object_set_new(root, "candidates", json_integer(d->candidates));
+		json_object_set_new(root, "latency_us",
+				    isnan(d->latency_us) ? json_null() : json_real(d->latency_us));
+		json_object_set_new(req, "min_hosts", json_integer(d->min_hosts));
+		json_object_set_new(req, "gpus_per_host", json_integer(d->gpus_per_host));
+		json_object_set_new(req, "comm_class", json_string(d->comm_class));
+		json_object_set_new(root, "request", req);
+		json_object_set_new(root, "hosts", json_string(hl));
+		json_object_set_new(root, "nhosts", json_integer(d->nallocated));
+		json_object_set_new(root, "groups", groups ? json_string(groups) : json_null());
+		json_object_set_new(root, "ngroups", json_integer(groups ? ng : d->chosen.groups));
+		json_object_set_new(root, "leaves", leaves ? json_string(leaves) : json_null());
+		json_object_set_new(root, "nleaves", json_integer(leaves ? nl : d->chosen.leaves));
+		json_object_set_new(root, "hop_diameter", json_integer(d->chosen.diameter));
+		json_object_set_new(root, "predicted_cost",
+				    isnan(d->chosen.cost) ? json_null() : json_real(d->chosen.cost));
+		json_object_set_new(root, "followed",
+				    d->followed < 0 ? json_null() : json_boolean(d->followed));
+		json_object_set_new(root, "chosen", choice_json(&d->chosen, "chosen", NULL));
+		if (d->baseline.nhosts) {
+			report_why_lost(&d->chosen, &d->baseline, why, sizeof(why));
+			json_object_set_new(root, "baseline", choice_json(&d->baseline, "baseline", why));
+		}
+		for (int a = 0; a < d->nalternatives; a++) {
+			report_why_lost(&d->chosen, &d->alternatives[a], why, sizeof(why));
+			json_array_append_new(alts, choice_json(&d->alternatives[a], "alternative", why));
+		}
+		json_object_set_new(root, "alternatives", alts);
+		json_object_set_new(root, "ended", json_boolean(d->ended));
+		json_object_set_new(root, "realised_slowdown", isnan(d->realised_slowdown)
+				    ? json_null() : json_real(d->realised_slowdown));
+		nd = json_object();
+		for (int i = 0; i < nnodes; i++) {
+			json_t *h = json_object();
+
+			for (int k = 0; k < nodes[i].nkeys; k++)
+				json_object_set_new(h, nodes[i].keys[k], json_string(nodes[i].values[k]));
+			if (nodes[i].problem)
+				json_object_set_new(h, "problem", json_string(nodes[i].problem));
+			json_object_set_new(nd, nodes[i].host, h);
+		}
+		json_object_set_new(root, "node_side", nd);
+		json_object_set_new(root, "notes", notes_json(x));
+		rc = emit_json(root);
+	} else {
+		printf("%sjob %u%s  decided %s by %s%s%s (scorer %s, %d candidates",
+		       BOLD, d->job, RESET, fmt_time(d->timestamp, tb, sizeof(tb)), BOLD,
+		       d->policy[0] ? d->policy : "?", RESET, d->scorer[0] ? d->scorer : "?",
+		       d->candidates);
+		if (!isnan(d->latency_us))
+			printf(", %.1f us", d->latency_us);
+		printf(")\n");
+		if (d->min_hosts)
+			printf("  request       %d host%s, %s, comm %s%s%s\n", d->min_hosts,
+			       d->min_hosts == 1 ? "" : "s",
+			       d->gpus_per_host ? "shared hosts" : "whole hosts",
+			       d->comm_class[0] ? d->comm_class : "?",
+			       d->pattern[0] ? " " : "", d->pattern);
+		printf("  hosts         %s (%d)\n", hl, d->nallocated);
+		if (groups)
+			printf("  groups        %d: %s\n", ng, groups);
+		else
+			printf("  groups        %d\n", d->chosen.groups);
+		if (leaves)
+			printf("  leaves        %d: %s\n", nl, leaves);
+		else
+			printf("  leaves        %d\n", d->chosen.leaves);
+		printf("  hop diameter  %d\n", d->chosen.diameter);
+		if (!isnan(d->chosen.cost))
+			printf("  predicted     cost %.4g (communication %.3g ms per iteration, "
+			       "fragmentation %.3g)\n", d->chosen.cost, d->chosen.comm_time_s * 1e3,
+			       d->chosen.frag_cost);
+		if (d->followed == 0)
+			printf("  %sSlurm did not follow topognn%s (shadow mode?): it chose %s\n",
+			       YELLOW, RESET, hl);
+		printf("\n  %s%-16s %-15s %5s %6s %6s %4s %9s %9s %7s  %s%s\n", BOLD, "candidate",
+		       "kind", "hosts", "groups", "leaves", "hops", "cost", "comm_ms", "frag",
+		       "why it lost", RESET);
+		choice_row(&d->chosen, "chosen", NULL);
+		if (d->baseline.nhosts) {
+			char role[32];
+
+			snprintf(role, sizeof(role), "baseline %s", d->baseline_policy);
+			report_why_lost(&d->chosen, &d->baseline, why, sizeof(why));
+			choice_row(&d->baseline, role, why);
+		}
+		for (int a = 0; a < d->nalternatives && a < x->o->top; a++) {
+			char role[32];
+
+			snprintf(role, sizeof(role), "alternative %d", a + 1);
+			report_why_lost(&d->chosen, &d->alternatives[a], why, sizeof(why));
+			choice_row(&d->alternatives[a], role, why);
+		}
+		if (d->nalternatives > x->o->top)
+			printf("  %s(%d more alternatives: --top N)%s\n", DIM,
+			       d->nalternatives - x->o->top, RESET);
+		printf("\n  outcome       ");
+		if (d->ended)
+			printf("ended after %.0f s, realised slowdown %.3g\n", d->elapsed_s,
+			       d->realised_slowdown);
+		else
+			printf("running (or its end is not in the log)\n");
+		if (x->o->node_dir) {
+			printf("  node side     %s\n", nnodes ? "" : "no report for this job");
+			for (int i = 0; i < nnodes; i++) {
+				printf("    %-20s", nodes[i].host);
+				if (nodes[i].problem)
+					printf(" %sunreadable: %s%s", RED, nodes[i].problem, RESET);
+				for (int k = 0; k < nodes[i].nkeys; k++)
+					printf(" %s=%s", nodes[i].keys[k], nodes[i].values[k]);
+				printf("\n");
+			}
+		}
+		print_notes(x);
+	}
+	if (!rc && (x->o->svg || x->o->html)) {
+		char title[64];
+		int hi = -1;
+
+		if (build_occupancy(x))
+			rc = 1;
+		for (int j = 0; j < x->occ.njobs; j++)
+			if (x->occ.jobs[j].job == d->job)
+				hi = j;
+		if (hi < 0 && x->have_occ) {
+			/* not running any more: draw it alone */
+			place_comm m = comm_of(d);
+
+			report_occupancy_free(&x->occ);
+			report_occupancy_init(&x->occ, x->c);
+			report_occupancy_add(&x->occ, d->job, (const char *const *)d->allocated,
+					     d->nallocated, d->gpus_per_host, d->cores_per_host, &m,
+					     d->policy);
+			report_occupancy_finish(&x->occ);
+			hi = 0;
+		}
+		snprintf(title, sizeof(title), "job %u", d->job);
+		rc = rc ? rc : write_pictures(x, title, hi);
+	}
+	free(hl);
+	free(groups);
+	free(leaves);
+	report_node_free(nodes, nnodes);
+	return rc;
+}
+
