@@ -11,20 +11,18 @@
  *   placement [--quick] [--model FILE] [--jobs1 N] [--jobs2 N] [--policies LIST]
  *
  * --quick: only scenario 1 with its first 1,000 jobs and the shipped model
- * (models/default.json): the short version for the README, well under a
+ * (place_model_file.h): the short version for the README, well under a
  * minute.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "place_model_file.h"
 #include "sim.h"
 
 #ifndef TRACES_DIR
 #define TRACES_DIR "examples/traces"
-#endif
-#ifndef MODELS_DIR
-#define MODELS_DIR "models"
 #endif
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"
@@ -90,7 +88,7 @@ int main(int argc, char **argv)
 	int jobs1 = 3000, jobs2 = 1500, nprof, quick = 0;
 	topo_comm_profile prof[4];
 	topo_error err;
-	char buf[1024], pol[128];
+	char buf[1024], pol[128], defmodel[4096];
 	const char *kth = TRACES_DIR "/KTH-SP2-1996-2.1-cln.swf.gz";
 	const char *ali = TRACES_DIR "/alibaba-gpu-v2023-openb_pod_list_default.csv";
 	const char *t1[] = {kth}, *t2[] = {kth, ali};
@@ -116,8 +114,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (quick && !model)
-		model = MODELS_DIR "/default.json";
+	if (quick && !model) {
+		if (place_default_model_path(defmodel, sizeof(defmodel))) {
+			fprintf(stderr, "placement: the shipped model %s cannot be read\n", defmodel);
+			return 1;
+		}
+		model = defmodel;
+	}
 	if (model && !strstr(policies, "gnn")) {
 		snprintf(pol, sizeof(pol), "%s,gnn", policies);
 		policies = pol;

@@ -47,7 +47,8 @@ typedef enum {
 typedef struct {
 	char *path;		/* the topognn.conf read */
 	char *graph_file;	/* GraphFile= */
-	char *model_file;	/* ModelFile= */
+	char *model_file;	/* ModelFile=, or the shipped model for gnn */
+	bool model_default;	/* model_file is the shipped default */
 	char *decision_log;	/* DecisionLog= */
 	topognn_mode_t mode;	/* Mode= */
 	place_policy policy;	/* Policy= (enforce/shadow choice) */
@@ -208,10 +209,16 @@ typedef struct {
 	int ncandidates;
 	double latency_us;
 	char *record;		/* the engine's decision record (place_record) */
+	char fallback[256];	/* non-empty: Slurm's generic selection placed
+				 * the job, and this is why */
 } topognn_job_decision_t;
 
 /* Remember (replacing) a job's latest decision. */
 extern void topognn_record_remember(const topognn_job_decision_t *d);
+/* Remember that topognn left a job's evaluation to Slurm's generic
+ * selection, and why; logged at info level once per job and reason. */
+extern void topognn_record_fallback(job_record_t *job_ptr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Commit a started job: write the decision log line for the allocation it
  * really got and set TOPOGNN_PLAN / TOPOGNN_GROUPS in its spank_job_env.
  * Called by prep/topognn in slurmctld with the job write lock held. */

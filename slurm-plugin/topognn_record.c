@@ -13,6 +13,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -56,6 +57,31 @@ extern void topognn_record_remember(const topognn_job_decision_t *d)
 	slot->baseline = xstrdup(d->baseline);
 	slot->record = xstrdup(d->record);
 	slurm_mutex_unlock(&decisions_lock);
+}
+
+extern void topognn_record_fallback(job_record_t *job_ptr, const char *fmt, ...)
+{
+	static uint32_t last_job;
+	static char last_reason[sizeof(((topognn_job_decision_t *) 0)->fallback)];
+	topognn_job_decision_t d = { 0 };
+	bool again;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d.fallback, sizeof(d.fallback), fmt, ap);
+	va_end(ap);
+	d.job_id = job_ptr->job_id;
+	topognn_record_remember(&d);
+
+	slurm_mutex_lock(&decisions_lock);
+	again = last_job == d.job_id && !xstrcmp(last_reason, d.fallback);
+	last_job = d.job_id;
+	strlcpy(last_reason, d.fallback, sizeof(last_reason));
+	slurm_mutex_unlock(&decisions_lock);
+	if (again)
+		debug("%pJ: Slurm's generic selection: %s", job_ptr, d.fallback);
+	else
+		info("%pJ: Slurm's generic selection: %s", job_ptr, d.fallback);
 }
 
 /* Move a job's decision out of the table; false if none is remembered. */
@@ -220,7 +246,14 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	others = topognn_state_job_start(ctx, job_ptr) ? ctx->state_jobs - 1 :
 							 ctx->state_jobs;
 	json_object_set_new(rec, "running_jobs", json_integer(others));
-	if (have_dec) {
+	if (have_dec && dec.fallback[0]) {
+		json_t *t = json_object();
+
+		json_object_set_new(t, "policy", json_string(
+			place_policy_name(ctx->conf.policy)));
+		json_object_set_new(t, "fallback", json_string(dec.fallback));
+		json_object_set_new(rec, "topognn", t);
+	} else if (have_dec) {
 		json_object_set_new(rec, "class", json_string(
 			place_comm_class_name(dec.cls)));
 		json_object_set_new(rec, "topognn", _choice_json(
@@ -243,8 +276,19 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 			if (r)
 				json_object_set_new(rec, "decision", r);
 		}
+		if (ctx->conf.model_file &&
+		    ctx->conf.policy == PLACE_POLICY_GNN)
+			json_object_set_new(json_object_get(rec, "topognn"),
+					    "model", json_string(
+						    ctx->conf.model_file));
 	} else {
-		json_object_set_new(rec, "topognn", json_null());
+		json_t *t = json_object();
+
+		json_object_set_new(t, "policy", json_string(
+			place_policy_name(ctx->conf.policy)));
+		json_object_set_new(t, "fallback", json_string(
+			"topognn has no evaluation of this job (not evaluated since slurmctld started, or overwritten in its table)"));
+		json_object_set_new(rec, "topognn", t);
 	}
 	line = json_dumps(rec, JSON_COMPACT);
 	json_decref(rec);

@@ -157,6 +157,8 @@ typedef struct place_decision {
 	double refresh_us;  /* part of latency_us spent bringing a
 			     * scorer up to date with a changed state; 0 when
 			     * place_engine_refresh() ran after the change */
+	const char *model;  /* the GNN model file that scored (gnn policy or
+			     * baseline), owned by the engine; NULL: none */
 } place_decision;
 
 /* ---- engine --------------------------------------------------------------- */
