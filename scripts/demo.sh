@@ -17,43 +17,41 @@ out=$top/_build/demo
 
 step() { printf '\n== %s  (%ds)\n' "$*" $((SECONDS - start)); }
 
-# make's "  CC  file" lines become one progress line every 15 files, so a
-# build is never a silent minute; the whole output is kept in make.log.
-progress_make() {
-	local log=$1
-	shift
-	if ! "$@" > "$log" 2>&1; then
-		tail -n 30 "$log" >&2
-		echo "demo: build failed; the whole log is $log" >&2
-		exit 1
-	fi &
-	local pid=$! last=0 n
+# run LOG WHAT PATTERN CMD...: CMD's output goes to LOG; every 5 s a line
+# says how many lines of LOG match PATTERN (configure's checks, make's "CC"
+# lines), so a build is never a silent minute. On failure: LOG's tail.
+run() {
+	local log=$1 what=$2 pattern=$3 last=-1 n
+	shift 3
+	"$@" > "$log" 2>&1 &
+	local pid=$! t=0
 	while kill -0 "$pid" 2>/dev/null; do
-		sleep 5
-		n=$(grep -c '^ *\(CC\|CCLD\) ' "$log" 2>/dev/null || true)
+		sleep 1
+		(((t += 1) % 5 == 0)) || continue
+		n=$(grep -c -- "$pattern" "$log" 2>/dev/null || true)
 		if [[ $n != "$last" ]]; then
-			printf '   build: %d files compiled or linked (%ds)\n' "$n" $((SECONDS - start))
+			printf '   %s: %d (%ds)\n' "$what" "$n" $((SECONDS - start))
 			last=$n
 		fi
 	done
-	wait "$pid"
+	if ! wait "$pid"; then
+		tail -n 30 "$log" >&2
+		echo "demo: failed; the whole log is $log" >&2
+		exit 1
+	fi
 }
 
 step "dependencies (scripts/deps.sh)"
 scripts/deps.sh
 
 step "build (autogen, configure, make -j2 in _build/default)"
+mkdir -p "$build"
 if [[ ! -f $build/config.status || configure.ac -nt $build/config.status ]]; then
-	echo "   autogen.sh"
-	./autogen.sh > /dev/null 2>&1
-	mkdir -p "$build"
-	echo "   configure"
-	(cd "$build" && "$top/configure" -q > "$build/configure.log" 2>&1) || {
-		tail -n 20 "$build/configure.log" >&2
-		exit 1
-	}
+	run "$build/autogen.log" "autogen: lines of output" . ./autogen.sh
+	run "$build/configure.log" "configure: checks done" '^checking' \
+		sh -c 'cd "$1" && "$2/configure"' sh "$build" "$top"
 fi
-progress_make "$build/make.log" make -C "$build" -j2
+run "$build/make.log" "make -j2: files compiled or linked" '^ *\(CC\|CCLD\) ' make -C "$build" -j2
 echo "   built"
 bin=$build/tools
 fabric=examples/superpod/dgx-h100-superpod.ibnetdiscover
