@@ -128,8 +128,9 @@ fi
 [ -f "$orig" ] || { echo "no $orig from apt-get source" >&2; exit 1; }
 echo "$sha  $orig" | sha256sum -c --quiet
 if [ ! -f "slurm-$version/config.status" ]; then
-	rm -rf "slurm-$version"
-	tar xzf "$orig"
+	rm -rf "slurm-$version" unpack && mkdir unpack
+	tar xzf "$orig" -C unpack	# the top folder is slurm-slurm-24-11-5-1 (GitHub's name)
+	mv unpack/* "slurm-$version" && rmdir unpack
 	cd "slurm-$version"
 	# slurm-wlm's debian/rules: dh_auto_configure with these flags; dh adds
 	# --prefix=/usr --libdir=/usr/lib/<multiarch> and the like
