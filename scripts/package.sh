@@ -127,7 +127,7 @@ if [ ! -f "$orig" ]; then
 fi
 [ -f "$orig" ] || { echo "no $orig from apt-get source" >&2; exit 1; }
 echo "$sha  $orig" | sha256sum -c --quiet
-if [ ! -f "slurm-$version/config.status" ]; then
+if [ ! -f "slurm-$version/config.h" ] || [ ! -f "slurm-$version/slurm/slurm_version.h" ]; then
 	rm -rf "slurm-$version" unpack && mkdir unpack
 	tar xzf "$orig" -C unpack	# the top folder is slurm-slurm-24-11-5-1 (GitHub's name)
 	mv unpack/* "slurm-$version" && rmdir unpack
@@ -138,9 +138,10 @@ if [ ! -f "slurm-$version/config.status" ]; then
 	./configure -q --prefix=/usr --sysconfdir=/etc/slurm --localstatedir=/var \
 		--libdir="/usr/lib/$ma" --runstatedir=/run \
 		--with-munge --enable-pam --without-rpath --disable-debug > ../configure.log 2>&1
-	# the public headers and the generated ones the plugins include
-	make -C slurm -s > /dev/null
+	cd ..
 fi
+# the public headers and the generated ones the plugins include
+make -C "slurm-$version/slurm" -s > /dev/null
 EOF
 	log "dpkg-buildpackage (in the root, on a copy of this checkout)"
 	rm -rf "$root/build/topognn"
