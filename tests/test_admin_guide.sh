@@ -102,7 +102,8 @@ while IFS=$'\t' read -r lang _ line; do
 		case $a in -*|*/*|'>'*) break ;; esac
 		key="${key:+$key }$a"
 	done
-	[[ $line == *" --ibnd "* ]] && key="$key --ibnd"
+	cmd=${line%%#*}
+	[[ $cmd == *" --ibnd "* ]] && key="$key --ibnd"
 	check "$t runs \"$key\"" grep -qF -- "$key" "$S/$t"
 done < "$tmp/lines"
 
