@@ -23,11 +23,9 @@
 #include <time.h>
 
 #include "place.h"
+#include "place_model_file.h"
 #include "topo_fattree.h"
 
-#ifndef MODELS_DIR
-#define MODELS_DIR "models"
-#endif
 
 static unsigned long long rng = 12345;
 
@@ -117,7 +115,8 @@ int main(int argc, char **argv)
 	const char *specs = argc > 1 ? argv[1] : "groups=128,hosts=32,rails=8,oversub=2,gpus=8";
 	int ndec = argc > 2 ? atoi(argv[2]) : 2000;
 	int fixed = argc > 3 ? atoi(argv[3]) : 0;
-	const char *model = argc > 4 ? argv[4] : MODELS_DIR "/default.json";
+	char defmodel[4096];
+	const char *model = argc > 4 ? argv[4] : defmodel;
 	static const int req_sizes[] = { 1, 2, 4, 8, 16, 32, 64, 128 };
 	topo_fattree_spec spec;
 	topo_error err;
@@ -130,6 +129,10 @@ int main(int argc, char **argv)
 	char buf[600];
 	int jobs, nref;
 
+	if (argc <= 4 && place_default_model_path(defmodel, sizeof(defmodel))) {
+		fprintf(stderr, "place_latency: the shipped model %s cannot be read\n", defmodel);
+		return 1;
+	}
 	topo_fattree_spec_init(&spec);
 	if (!g || topo_fattree_parse(specs, &spec, &err) < 0 || topo_fattree_build(g, &spec, &err) < 0 ||
 	    !(c = place_cluster_new(g, &err))) {

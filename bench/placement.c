@@ -40,13 +40,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "place_model_file.h"
 #include "sim.h"
 
 #ifndef TRACES_DIR
 #define TRACES_DIR "examples/traces"
-#endif
-#ifndef MODELS_DIR
-#define MODELS_DIR "models"
 #endif
 #ifndef FIXTURES_DIR
 #define FIXTURES_DIR "tests/fixtures"
@@ -84,6 +82,7 @@ typedef struct opts {
 	int jobs[3];
 	const char *policies, *model;
 	double wait_frac, wait_cap_s; /* --locality-wait; 0: none */
+	char defmodel[4096];
 } opts;
 
 /* One scenario's runs: m[seed][policy]. */
@@ -377,8 +376,14 @@ static int parse_opts(int argc, char **argv, opts *o)
 		o->jobs[0] = 1000;
 		o->seeds = 3;
 	}
-	if (!o->model)
-		o->model = MODELS_DIR "/default.json";
+	if (!o->model) {
+		/* the shipped model (place_model_file.h) */
+		if (place_default_model_path(o->defmodel, sizeof(o->defmodel))) {
+			fprintf(stderr, "placement: the shipped model %s cannot be read\n", o->defmodel);
+			return -1;
+		}
+		o->model = o->defmodel;
+	}
 	return 0;
 usage:
 	fprintf(stderr, "usage: placement [--quick] [--json] [--seeds N (1-%d)] [--scenario 1-3] "

@@ -53,7 +53,8 @@ typedef enum {
 typedef struct {
 	char *path;		/* the topognn.conf read */
 	char *graph_file;	/* GraphFile= */
-	char *model_file;	/* ModelFile= */
+	char *model_file;	/* ModelFile=, or the shipped model for gnn */
+	bool model_default;	/* model_file is the shipped default */
 	char *decision_log;	/* DecisionLog= */
 	topognn_mode_t mode;	/* Mode= */
 	place_policy policy;	/* Policy= (enforce/shadow choice) */
@@ -231,12 +232,18 @@ typedef struct {
 	place_decision dec;	/* every choice's hosts point into hosts */
 	int *hosts;		/* owned storage of the arrays above */
 	int hosts_cap;
+	char fallback[256];	/* non-empty: topognn did not place the job
+				 * (Slurm's tree did), and this is why */
 } topognn_job_decision_t;
 
 /* Remember (replacing) a job's latest decision: d's request and decision
  * are copied (d->hosts is ignored); no allocation once the slot's storage
  * is large enough. */
 extern void topognn_record_remember(const topognn_job_decision_t *d);
+/* Remember that topognn left a job's evaluation to Slurm's generic
+ * selection, and why; logged at info level once per job and reason. */
+extern void topognn_record_fallback(job_record_t *job_ptr, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 /* Commit a started job: write the decision log line for the allocation it
  * really got and set TOPOGNN_PLAN / TOPOGNN_GROUPS in its spank_job_env.
  * Called by prep/topognn in slurmctld with the job write lock held. */

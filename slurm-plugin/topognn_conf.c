@@ -24,6 +24,7 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
+#include "place_model_file.h"
 #include "topognn.h"
 #include "topo_num.h"
 
@@ -256,6 +257,25 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 	return 0;
 }
 
+/* Policy=gnn (or a baseline that needs it) without ModelFile=: the shipped
+ * model, or a startup error naming the key. */
+static int _default_model(topognn_conf_t *conf)
+{
+	char model[4096];
+
+	if (conf->model_file || conf->policy != PLACE_POLICY_GNN ||
+	    conf->mode == TOPOGNN_MODE_OFF)
+		return SLURM_SUCCESS;
+	if (place_default_model_path(model, sizeof(model))) {
+		error("%s: Policy=gnn needs a model: no ModelFile= line, and the shipped model %s cannot be read: %m",
+		      conf->path, model);
+		return SLURM_ERROR;
+	}
+	conf->model_file = xstrdup(model);
+	conf->model_default = true;
+	return SLURM_SUCCESS;
+}
+
 extern int topognn_conf_read(const char *path, topognn_conf_t *conf)
 {
 	char buf[MAX_LINE];
@@ -307,5 +327,7 @@ extern int topognn_conf_read(const char *path, topognn_conf_t *conf)
 	}
 	if (rc == SLURM_SUCCESS && conf->model_file && !conf->policy_set)
 		conf->policy = PLACE_POLICY_GNN;
+	if (rc == SLURM_SUCCESS)
+		rc = _default_model(conf);
 	return rc;
 }

@@ -155,7 +155,7 @@ static void _locality_fields(topognn_ctx_t *ctx, job_record_t *job_ptr,
 /*
  * Fill the engine state from what cons_tres offers this job and build the
  * request. Returns 0, or -1 when the engine cannot express the request
- * (reason logged at debug level).
+ * (the reason remembered for the decision log, topognn_record_fallback).
  */
 static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 			  int max_groups, place_request *req)
@@ -201,8 +201,9 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 
 		for (int i = 0; next_node_bitmap(req_map, &i); i++) {
 			if (i >= ctx->node_cnt || ctx->node_host[i] < 0) {
-				debug("%pJ requires node %s, which the graph lacks: generic selection",
-				      job_ptr, node_record_table_ptr[i]->name);
+				topognn_record_fallback(job_ptr,
+					"it requires node %s, which the graph lacks",
+					node_record_table_ptr[i]->name);
 				return -1;
 			}
 			ctx->required[n++] = ctx->node_host[i];
@@ -248,9 +249,12 @@ static int _decide(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	rc = place_decide(ctx->engine, ctx->state, &req, ctx->conf.policy,
 			  PLACE_POLICY_TREE, dec);
 	if (rc || !dec->ok) {
-		debug("%pJ: engine found no placement: %s",
-		      topo_eval->job_ptr, dec->reason);
-		return req.max_groups ? -2 : -1;
+		if (req.max_groups)	/* the caller retries without */
+			return -2;
+		topognn_record_fallback(topo_eval->job_ptr,
+					"the engine found no placement: %s",
+					dec->reason);
+		return -1;
 	}
 	_prof(PROF_ENGINE, &t0);
 	tree = _is_baseline(dec);
@@ -460,8 +464,12 @@ static int _enforce(topology_eval_t *topo_eval)
 
 	double t0;
 
-	if (!ctx || job_ptr->details->contiguous)
+	if (!ctx)
 		return _tree(topo_eval);
+	if (job_ptr->details->contiguous) {
+		topognn_record_fallback(job_ptr, "contiguous jobs are placed by Slurm");
+		return _tree(topo_eval);
+	}
 
 	/*
 	 * --switches=N[@time]: as topology/tree does, an allocation over more
@@ -503,8 +511,9 @@ static int _enforce(topology_eval_t *topo_eval)
 			xfree(names);
 		}
 	} else {
-		debug("%pJ: engine's hosts not usable by Slurm's per-node rules: topology/tree decides",
-		      job_ptr);
+		topognn_record_fallback(job_ptr,
+			"the engine's %s choice is not usable under Slurm's per-node rules (cores, memory, GRES)",
+			dec.chosen.kind ? dec.chosen.kind : "");
 		/* Hand Slurm back what it offered. */
 		bit_copybits(topo_eval->node_map, orig_node_map);
 		for (int i = 0; i < node_record_count; i++) {

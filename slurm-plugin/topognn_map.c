@@ -246,7 +246,9 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 	cfg.locality_wait_cap_s = ctx->conf.locality_wait_cap_s;
 	cfg.model_path = ctx->conf.model_file;
 	if (!(ctx->engine = place_engine_new(ctx->cluster, &cfg, &err))) {
-		_log_topo_error(ctx->conf.model_file ? "ModelFile" : "engine",
+		_log_topo_error(ctx->conf.model_default ?
+				"the shipped model (Policy=gnn, no ModelFile=)" :
+				ctx->conf.model_file ? "ModelFile" : "engine",
 				&err);
 		goto fail;
 	}
@@ -267,12 +269,15 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 
 	if (with_nodes)
 		topognn_ctx_map_nodes(ctx);
-	info("graph %s: %d hosts, %d groups, %d leaves; mode %s, policy %s",
+	info("graph %s: %d hosts, %d groups, %d leaves; mode %s, policy %s%s%s%s",
 	     ctx->conf.graph_file, ctx->host_cnt,
 	     place_cluster_ngroups(ctx->cluster),
 	     place_cluster_nleaves(ctx->cluster),
 	     topognn_mode_name(ctx->conf.mode),
-	     place_policy_name(ctx->conf.policy));
+	     place_policy_name(ctx->conf.policy),
+	     ctx->conf.model_file ? ", model " : "",
+	     ctx->conf.model_file ? ctx->conf.model_file : "",
+	     ctx->conf.model_default ? " (shipped default)" : "");
 	return ctx;
 
 fail:

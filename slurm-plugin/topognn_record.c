@@ -13,6 +13,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,31 @@ static char *_hosts_to_nodes(const topognn_ctx_t *ctx, const place_choice *c)
 	names = bitmap2node_name(bm);
 	FREE_NULL_BITMAP(bm);
 	return names;
+}
+
+extern void topognn_record_fallback(job_record_t *job_ptr, const char *fmt, ...)
+{
+	static uint32_t last_job;
+	static char last_reason[sizeof(((topognn_job_decision_t *) 0)->fallback)];
+	topognn_job_decision_t d = { 0 };
+	bool again;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d.fallback, sizeof(d.fallback), fmt, ap);
+	va_end(ap);
+	d.job_id = job_ptr->job_id;
+	topognn_record_remember(&d);
+
+	slurm_mutex_lock(&decisions_lock);
+	again = last_job == d.job_id && !xstrcmp(last_reason, d.fallback);
+	last_job = d.job_id;
+	strlcpy(last_reason, d.fallback, sizeof(last_reason));
+	slurm_mutex_unlock(&decisions_lock);
+	if (again)
+		debug("%pJ: Slurm's generic selection: %s", job_ptr, d.fallback);
+	else
+		info("%pJ: Slurm's generic selection: %s", job_ptr, d.fallback);
 }
 
 /* Move a job's decision out of the table; false if none is remembered. */
@@ -271,9 +297,16 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	others = topognn_state_job_start(ctx, job_ptr) ? ctx->state_jobs - 1 :
 							 ctx->state_jobs;
 	json_object_set_new(rec, "running_jobs", json_integer(others));
-	/* a decision made on another context (reconfigured since) names
-	 * hosts of another graph: not reported */
-	if (have_dec && dec.ctx == ctx) {
+	if (have_dec && dec.fallback[0]) {
+		json_t *t = json_object();
+
+		json_object_set_new(t, "policy", json_string(
+			place_policy_name(ctx->conf.policy)));
+		json_object_set_new(t, "fallback", json_string(dec.fallback));
+		json_object_set_new(rec, "topognn", t);
+	} else if (have_dec && dec.ctx == ctx) {
+		/* a decision made on another context (reconfigured since)
+		 * names hosts of another graph: not reported */
 		const place_decision *d = &dec.dec;
 		char *record = place_record_json(ctx->cluster, &dec.req, d,
 						 place_policy_name(ctx->conf.policy), 0);
@@ -303,8 +336,19 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 				json_object_set_new(rec, "decision", r);
 			free(record);
 		}
+		if (ctx->conf.model_file &&
+		    ctx->conf.policy == PLACE_POLICY_GNN)
+			json_object_set_new(json_object_get(rec, "topognn"),
+					    "model", json_string(
+						    ctx->conf.model_file));
 	} else {
-		json_object_set_new(rec, "topognn", json_null());
+		json_t *t = json_object();
+
+		json_object_set_new(t, "policy", json_string(
+			place_policy_name(ctx->conf.policy)));
+		json_object_set_new(t, "fallback", json_string(
+			"topognn has no evaluation of this job (not evaluated since slurmctld started, or overwritten in its table)"));
+		json_object_set_new(rec, "topognn", t);
 	}
 	line = json_dumps(rec, JSON_COMPACT);
 	json_decref(rec);

@@ -113,6 +113,8 @@ int cmd_job(struct ctx *x)
 		json_object_set_new(root, "policy", json_string(d->policy));
 		json_object_set_new(root, "baseline_policy", json_string(d->baseline_policy));
 		json_object_set_new(root, "scorer", json_string(d->scorer));
+		if (d->model[0])
+			json_object_set_new(root, "model", json_string(d->model));
 		json_object_set_new(root, "candidates", json_integer(d->candidates));
 		json_object_set_new(root, "latency_us",
 				    isnan(d->latency_us) ? json_null() : json_real(d->latency_us));
@@ -158,13 +160,22 @@ int cmd_job(struct ctx *x)
 		json_object_set_new(root, "notes", notes_json(x));
 		rc = emit_json(root);
 	} else {
-		printf("%sjob %u%s  decided %s by %s%s%s (scorer %s, %d candidates",
-		       BOLD, d->job, RESET, fmt_time(d->timestamp, tb, sizeof(tb)), BOLD,
-		       d->policy[0] ? d->policy : "?", RESET, d->scorer[0] ? d->scorer : "?",
-		       d->candidates);
-		if (!isnan(d->latency_us))
-			printf(", %.1f us", d->latency_us);
-		printf(")\n");
+		if (d->ok) {
+			printf("%sjob %u%s  decided %s by %s%s%s (scorer %s, %d candidates",
+			       BOLD, d->job, RESET, fmt_time(d->timestamp, tb, sizeof(tb)), BOLD,
+			       d->policy[0] ? d->policy : "?", RESET,
+			       d->scorer[0] ? d->scorer : "?", d->candidates);
+			if (!isnan(d->latency_us))
+				printf(", %.1f us", d->latency_us);
+			printf(")\n");
+		} else {
+			printf("%sjob %u%s  placed %s by Slurm's generic selection (policy %s fell back)\n",
+			       BOLD, d->job, RESET, fmt_time(d->timestamp, tb, sizeof(tb)),
+			       d->policy[0] ? d->policy : "?");
+			printf("  fallback      %s\n", d->reason);
+		}
+		if (d->model[0])
+			printf("  model         %s\n", d->model);
 		if (d->min_hosts)
 			printf("  request       %d host%s, %s, comm %s%s%s\n", d->min_hosts,
 			       d->min_hosts == 1 ? "" : "s",

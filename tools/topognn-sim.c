@@ -18,12 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "place_model_file.h"
 #include "sim.h"
 #include "topo_num.h"
-
-#ifndef TOPOGNN_COMM_DIR
-#define TOPOGNN_COMM_DIR "comm"
-#endif
 
 #define MAX_TRACES 4
 
@@ -32,6 +29,7 @@ struct opts {
 	const char *traces[MAX_TRACES];
 	int ntraces;
 	const char *policies, *model, *emit, *comm_dir, *decision_log;
+	char comm_buf[4096];
 	int jobs, scale, procs_per_host, json, progress, gpus, depth, train_every;
 	unsigned seed;
 	double wait_frac, wait_cap_s; /* --locality-wait */
@@ -69,7 +67,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->policies = "linear,tree,model";
-	o->comm_dir = TOPOGNN_COMM_DIR;
+	/* the shipped profiles: tests/fixtures/comm, installed as $(pkgdatadir)/comm */
+	if (place_data_path("tests/fixtures", "comm", o->comm_buf, sizeof(o->comm_buf)) == 0)
+		o->comm_dir = o->comm_buf;
+	else
+		o->comm_dir = "comm";
 	o->scale = o->procs_per_host = 1;
 	o->gpus = 8;
 	o->depth = 100;
@@ -150,11 +152,24 @@ static void progress(void *ctx, int done, int total)
 	fflush(stderr);
 }
 
+/* No --model with the gnn policy: the shipped model (place_model_file.h). */
+static int default_model(struct opts *o, char *path, size_t len)
+{
+	if (place_default_model_path(path, len)) {
+		fprintf(stderr,
+			"topognn-sim: the gnn policy needs a model: no --model given, and the shipped model %s cannot be read: %s\n",
+			path, strerror(errno));
+		return -1;
+	}
+	o->model = path;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
 	topo_error err;
-	char buf[1024], *list, *save = NULL;
+	char buf[1024], defmodel[4096], *list, *save = NULL;
 	topo_graph *g;
 	place_cluster *c = NULL;
 	topo_trace trace;
@@ -216,6 +231,11 @@ int main(int argc, char **argv)
 		cfg.backfill_depth = o.depth;
 		cfg.profiles = prof;
 		cfg.nprofiles = nprof;
+		if (pi == PLACE_POLICY_GNN && !o.model && default_model(&o, defmodel,
+									 sizeof(defmodel))) {
+			free(list);
+			goto out;
+		}
 		cfg.model_path = o.model;
 		cfg.locality_wait_frac = o.wait_frac;
 		cfg.locality_wait_cap_s = o.wait_cap_s;
@@ -246,6 +266,8 @@ int main(int argc, char **argv)
 		json_object_set_new(root, "hosts", json_integer(place_cluster_nhosts(c)));
 		json_object_set_new(root, "jobs", json_integer(trace.njobs));
 		json_object_set_new(root, "seed", json_integer(o.seed));
+		if (o.model)
+			json_object_set_new(root, "model", json_string(o.model));
 		if (n > 0)
 			json_object_set_new(root, "bound", sim_bound_json(&m[0]));
 		json_object_set_new(root, "policies", pol);
@@ -255,6 +277,8 @@ int main(int argc, char **argv)
 	} else {
 		printf("%d hosts, %d jobs (%d skipped in the trace), seed %u\n",
 		       place_cluster_nhosts(c), trace.njobs, trace.skipped, o.seed);
+		if (o.model)
+			printf("gnn model: %s\n", o.model);
 		sim_print_table(stdout, m, n, NULL);
 	}
 	if (train) {

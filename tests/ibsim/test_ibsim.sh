@@ -119,6 +119,19 @@ else
 	finish
 fi
 
+# the admin guide's live discovery (docs/admin-guide.md section 2):
+# topognn-discover --ibnd gives the graph the ibnetdiscover text gives
+TOOL="$(pwd)/../tools/topognn-discover"
+if (cd "$tmp" && timeout 60 ibsim-run "$TOOL" --ibnd --json >ibnd.json 2>ibnd.err) &&
+	"$TOOL" --ibnetdiscover "$tmp/ibnetdiscover.txt" --json >"$tmp/text.json" 2>/dev/null &&
+	[ "$(grep -c '"kind": *"host"' "$tmp/ibnd.json")" -eq 8 ] &&
+	[ "$(grep -c '"kind": *"host"' "$tmp/text.json")" -eq 8 ]; then
+	pass "topognn-discover --ibnd under ibsim-run: the 8 hosts of the text dump"
+else
+	fail "topognn-discover --ibnd under ibsim-run: the 8 hosts of the text dump"
+	grep -v "attached as client" "$tmp/ibnd.err" | sed 's/^/# stderr: /' | head -10
+fi
+
 (cd "$tmp" && timeout 60 ibsim-run "$DRIVER" compare "$SPEC" ibnetdiscover.txt >compare.out 2>compare.err)
 rc=$?
 cat "$tmp/compare.out"

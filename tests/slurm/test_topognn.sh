@@ -14,7 +14,10 @@
 # a bad graph or topognn.conf key is logged once per slurmctld start;
 # restarting slurmctld keeps working; LocalityWait: a heavy job that would
 # span two groups waits for one to free and then runs inside it, and one
-# whose group does not free in time runs over two when its budget is spent.
+# whose group does not free in time runs over two when its budget is spent;
+# Policy=gnn without ModelFile= (after scontrol reconfigure) uses the shipped
+# model and names it; a job Slurm places itself (--contiguous) carries the
+# reason in the decision log.
 #
 # Needs root, the Slurm from scripts/build-slurm.sh and a build configured
 # with --with-slurm-source (the plugins and the fattree_json helper).
@@ -70,11 +73,12 @@ echo "\$SLURM_JOB_ID \${SPANK_TOPOGNN_GROUPS:-none} \${SPANK_TOPOGNN_PLAN:-none}
 exit 0
 EOF
 chmod 755 "$work/prolog.sh"
-write_topognn_conf() { # mode graph
+write_topognn_conf() { # file mode graph [extra line]
     cat > "$1" <<EOF
 # topognn.conf for tests/slurm/test_topognn.sh
 GraphFile=$3
 Mode=$2
+${4:-}
 DecisionLog=$work/decisions.jsonl
 Candidates=32
 ClassRule=name=^light class=light
@@ -415,6 +419,47 @@ if grep -q "\"job_id\":$job,.*\"mode\":\"shadow\"" "$work/decisions.jsonl"; then
     pass "shadow decision of job $job in the decision log"
 else
     fail "no shadow decision record for job $job"
+fi
+cancel_all
+
+# ---- Policy=gnn without ModelFile=: the shipped model; fallbacks carry a reason ----
+# as the admin guide changes keys: scontrol reconfigure (a fresh slurmctld in 24.11)
+write_topognn_conf "$etc_conf" enforce "$work/graph.json" "Policy=gnn"
+if timeout 30 scontrol reconfigure; then
+    for _ in $(seq 30); do
+        grep -q "policy gnn, model" "$ctld_log" && timeout 5 scontrol ping | grep -q 'is UP' && break
+        sleep 1
+    done
+    pass "scontrol reconfigure with Policy=gnn"
+else
+    fail "scontrol reconfigure with Policy=gnn"
+fi
+model="$repo_root/models/$(sed -n 's/^TOPOGNN_DEFAULT_MODEL=//p' "$repo_root/configure.ac")"
+if grep -qF "policy gnn, model $model (shipped default)" "$ctld_log"; then
+    pass "Policy=gnn without ModelFile= loads the shipped model: $model"
+else
+    fail "no 'policy gnn, model $model (shipped default)' in slurmctld.log"
+fi
+job=$(submit -N 6 -J heavy-gnn)
+run_check "gnn -N 6" "$job" >/dev/null
+if grep -qF "\"job_id\":$job," "$work/decisions.jsonl" &&
+        grep "\"job_id\":$job," "$work/decisions.jsonl" | grep -qF "\"model\":\"$model\""; then
+    pass "the decision log line of job $job names the model"
+else
+    fail "job $job: no decision line naming $model"
+fi
+job=$(submit -N 2 --contiguous -J light-contig)
+run_check "contiguous" "$job" >/dev/null
+if grep "\"job_id\":$job," "$work/decisions.jsonl" |
+        grep -qF '"topognn":{"policy":"gnn","fallback":"contiguous jobs are placed by Slurm"}'; then
+    pass "a job Slurm placed itself carries the reason in the decision log"
+else
+    fail "job $job: no fallback reason: $(grep "\"job_id\":$job," "$work/decisions.jsonl")"
+fi
+if grep -q "JobId=$job: Slurm's generic selection: contiguous jobs are placed by Slurm" "$ctld_log"; then
+    pass "and the reason is logged at info level"
+else
+    fail "job $job: no info line with the fallback reason in slurmctld.log"
 fi
 cancel_all
 

@@ -180,6 +180,8 @@ typedef struct place_decision {
 	double refresh_us;  /* part of latency_us spent bringing a
 			     * scorer up to date with a changed state; 0 when
 			     * place_engine_refresh() ran after the change */
+	const char *model;  /* the GNN model file that scored (gnn policy or
+			     * baseline), owned by the engine; NULL: none */
 	/* waiting for locality (heavy requests only, see place_defer.c) */
 	int min_groups;     /* groups the job needs on the empty cluster; 0 not computed */
 	int locality_checked; /* chosen spans more than min_groups and defer was weighed */

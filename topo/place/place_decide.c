@@ -83,6 +83,7 @@ struct place_engine {
 	place_tree *tree;
 	place_model *model;
 	place_gnn *gnn;        /* loaded from cfg.model_path, or NULL */
+	char *model_path;      /* the engine's copy; cfg.model_path points here */
 	scorer_slot slot[PLACE_POLICY_COUNT]; /* model and gnn */
 	uint64_t rng;
 	int *stamp;
@@ -99,6 +100,7 @@ void place_engine_free(place_engine *e)
 	place_tree_free(e->tree);
 	place_model_free(e->model);
 	place_gnn_free(e->gnn);
+	free(e->model_path);
 	free(e->stamp);
 	free(e->out_hosts);
 	free(e->picked);
@@ -150,6 +152,9 @@ place_engine *place_engine_new(const place_cluster *c, const place_config *cfg, 
 	place_model_scorer(e->model, &e->slot[PLACE_POLICY_MODEL].s);
 	e->slot[PLACE_POLICY_MODEL].set = 1;
 	if (e->cfg.model_path) {
+		if (!(e->model_path = strdup(e->cfg.model_path)))
+			goto oom;
+		e->cfg.model_path = e->model_path;
 		e->gnn = place_gnn_new(c, e->cfg.model_path, e->cfg.candidates + 1,
 				       e->cfg.frag_weight, e->cfg.hop_latency_us, err);
 		if (!e->gnn) {
@@ -177,6 +182,11 @@ int place_engine_set_scorer(place_engine *e, place_policy policy, const place_sc
 	e->slot[policy].state = NULL;
 	e->slot[policy].version = 0;
 	return 0;
+}
+
+const char *place_engine_model_path(const place_engine *e)
+{
+	return e->gnn ? e->model_path : NULL;
 }
 
 const char *place_engine_scorer_name(const place_engine *e, place_policy policy)
@@ -338,6 +348,9 @@ int place_decide(place_engine *e, const place_state *s, const place_request *r,
 	memset(out, 0, sizeof(*out));
 	out->policy = policy;
 	out->baseline_policy = baseline;
+	if ((policy == PLACE_POLICY_GNN || baseline == PLACE_POLICY_GNN) &&
+	    place_engine_model_path(e) && e->slot[PLACE_POLICY_GNN].s.ctx == e->gnn)
+		out->model = e->model_path;
 	if (policy < 0 || policy >= PLACE_POLICY_COUNT || baseline < 0 ||
 	    baseline >= PLACE_POLICY_COUNT) {
 		snprintf(out->reason, sizeof(out->reason), "unknown policy");

@@ -93,6 +93,8 @@ char *place_record_json(const place_cluster *c, const place_request *r,
 		      "candidates", d->ncandidates, "latency_us", d->latency_us);
 	if (!o)
 		return NULL;
+	if (d->model)
+		json_object_set_new(o, "model", json_string(d->model));
 	if (!d->ok) {
 		json_object_set_new(o, "reason", json_string(d->reason));
 		json_object_set_new(o, "chosen", json_null());

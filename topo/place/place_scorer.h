@@ -46,5 +46,7 @@ int place_engine_set_scorer(place_engine *e, place_policy policy, const place_sc
 /* Name of the scorer that costs candidates under `policy` ("model", the
  * installed GNN scorer's name, or NULL for gnn without a model). */
 const char *place_engine_scorer_name(const place_engine *e, place_policy policy);
+/* The GNN model file the engine loaded (place_config.model_path), or NULL. */
+const char *place_engine_model_path(const place_engine *e);
 
 #endif

@@ -215,6 +215,7 @@ static int from_record(json_t *o, report_decision *d, const char **why)
 	copy_str(d->baseline_policy, sizeof(d->baseline_policy),
 		 json_object_get(o, "baseline_policy"));
 	copy_str(d->scorer, sizeof(d->scorer), json_object_get(o, "scorer"));
+	copy_str(d->model, sizeof(d->model), json_object_get(o, "model"));
 	d->candidates = inum(json_object_get(o, "candidates"), 0);
 	d->latency_us = num(json_object_get(o, "latency_us"), NAN);
 	request_from(json_object_get(o, "request"), d);
@@ -242,19 +243,25 @@ static int from_plugin(json_t *o, report_decision *d, const char **why)
 
 	snprintf(d->format, sizeof(d->format), "plugin");
 	d->timestamp = num(json_object_get(o, "time"), 0);
-	d->ok = json_is_object(t);
+	d->ok = json_is_object(t) && !json_object_get(t, "fallback");
+	copy_str(d->model, sizeof(d->model), json_object_get(t, "model"));
 	copy_str(d->mode, sizeof(d->mode), json_object_get(o, "mode"));
 	copy_str(d->comm_class, sizeof(d->comm_class), json_object_get(o, "class"));
 	d->candidates = inum(json_object_get(o, "candidates"), 0);
 	d->latency_us = num(json_object_get(o, "latency_us"), NAN);
 	d->min_hosts = d->max_hosts = inum(json_object_get(o, "node_count"), 0);
-	if (choice_from(t, &d->chosen, why) ||
+	if (choice_from(d->ok ? t : NULL, &d->chosen, why) ||
 	    choice_from(json_object_get(o, "baseline"), &d->baseline, why))
 		return -1;
-	snprintf(d->policy, sizeof(d->policy), "%s", d->chosen.policy);
+	if (d->ok)
+		snprintf(d->policy, sizeof(d->policy), "%s", d->chosen.policy);
+	else
+		copy_str(d->policy, sizeof(d->policy), json_object_get(t, "policy"));
 	snprintf(d->baseline_policy, sizeof(d->baseline_policy), "%s", d->baseline.policy);
 	d->followed = json_is_boolean(f) ? json_is_true(f) : -1;
 	if (!d->ok)
+		copy_str(d->reason, sizeof(d->reason), json_object_get(t, "fallback"));
+	if (!d->ok && !d->reason[0])
 		snprintf(d->reason, sizeof(d->reason), "topognn made no decision for this job");
 	return hosts_from(json_object_get(o, "nodes"), &d->allocated, &d->nallocated, why);
 }
@@ -396,10 +403,18 @@ int report_log_load(const char *path, report_log *log, topo_error *err)
 
 const report_decision *report_log_find(const report_log *log, uint32_t job)
 {
-	for (int i = log->n - 1; i >= 0; i--)
-		if (log->d[i].job == job && log->d[i].ok)
+	const report_decision *fallback = NULL;
+
+	for (int i = log->n - 1; i >= 0; i--) {
+		if (log->d[i].job != job)
+			continue;
+		if (log->d[i].ok)
 			return &log->d[i];
-	return NULL;
+		/* a plugin line of a job Slurm placed itself, with the reason */
+		if (!fallback && !strcmp(log->d[i].format, "plugin"))
+			fallback = &log->d[i];
+	}
+	return fallback;
 }
 
 int *report_log_running(const report_log *log, double at, int *n)

@@ -42,6 +42,7 @@ typedef struct report_decision {
 	char reason[256];
 	char format[8];       /* "record" or "plugin" */
 	char policy[16], baseline_policy[16], scorer[32], mode[16];
+	char model[512];      /* the GNN model file that scored; "" none or unknown */
 	int candidates;
 	double latency_us;    /* NAN unknown */
 	/* the request */
@@ -82,7 +83,9 @@ int report_log_parse(const char *text, size_t len, const char *source, report_lo
 
 void report_log_free(report_log *log);
 
-/* The last successful decision for job, or NULL. */
+/* The job's latest decision that placed it; else its latest plugin line
+ * where Slurm's generic selection placed it (ok 0, reason = the fallback);
+ * else NULL. */
 const report_decision *report_log_find(const report_log *log, uint32_t job);
 
 /* Indices (ascending) of the decisions whose jobs were running at time

@@ -250,7 +250,7 @@ static void end_job(sim *s, int ri)
 	s->done++;
 	if (s->cfg->decision_log && !s->is_fork)
 		fprintf(s->cfg->decision_log,
-			"{\"event\":\"end\",\"job\":%d,\"timestamp\":%.3f,\"elapsed_s\":%.3f,"
+			"{\"event\":\"end\",\"job\":%d,\"timestamp\":%.17g,\"elapsed_s\":%.3f,"
 			"\"realised_slowdown\":%.6g}\n",
 			idx + 1, s->cfg->log_epoch + s->now, j->end - j->start,
 			j->base > 0 ? (j->end - j->start) / j->base : 1.0);
