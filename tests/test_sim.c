@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,115 @@ static void test_determinism(void **state)
 	world_free(&w);
 }
 
+/* g_min on the real SuperPOD (8 groups of 10-18 hosts): the largest groups
+ * fill first; and on an equal 3 x 4 fat-tree. */
+static void test_bound_gmin(void **state)
+{
+	struct world w;
+	topo_error err;
+	sim_net *n;
+	sim_bound *b;
+	int sizes[16] = {0}, ng, sorted[16], total = 0, hosts[3] = {0, 1, 5};
+
+	world_new(&w, "groups=3,hosts=4,rails=2");
+	n = sim_net_new(w.c, &err);
+	b = sim_bound_new(w.c, n);
+	assert_non_null(b);
+	assert_int_equal(sim_bound_gmin(b, 1), 1);
+	assert_int_equal(sim_bound_gmin(b, 4), 1);
+	assert_int_equal(sim_bound_gmin(b, 5), 2);
+	assert_int_equal(sim_bound_gmin(b, 9), 3);
+	assert_int_equal(sim_bound_groups(b, hosts, 2), 1);
+	assert_int_equal(sim_bound_groups(b, hosts, 3), 2);
+	sim_bound_free(b);
+	sim_net_free(n);
+	world_free(&w);
+
+	w.g = sim_load_graph("ibnetdiscover", FIXTURES_DIR "/fabrics/dgx-h100-superpod.ibnetdiscover",
+			     &err);
+	assert_non_null(w.g);
+	w.c = place_cluster_new(w.g, &err);
+	assert_non_null(w.c);
+	ng = place_cluster_ngroups(w.c);
+	assert_true(ng == 8);
+	for (int h = 0; h < place_cluster_nhosts(w.c); h++)
+		sizes[place_cluster_host_group(w.c, h)]++;
+	/* the expected g_min from the group sizes, sorted by hand here */
+	memcpy(sorted, sizes, sizeof(sorted));
+	for (int i = 0; i < ng; i++)
+		for (int k = i + 1; k < ng; k++)
+			if (sorted[k] > sorted[i]) {
+				int t = sorted[i];
+
+				sorted[i] = sorted[k];
+				sorted[k] = t;
+			}
+	assert_true(sorted[0] == 18 && sorted[ng - 1] == 10);
+	n = sim_net_new(w.c, &err);
+	b = sim_bound_new(w.c, n);
+	assert_non_null(b);
+	assert_int_equal(sim_bound_gmin(b, sorted[0]), 1);
+	assert_int_equal(sim_bound_gmin(b, sorted[0] + 1), 2);
+	assert_int_equal(sim_bound_gmin(b, sorted[0] + sorted[1]), 2);
+	assert_int_equal(sim_bound_gmin(b, sorted[0] + sorted[1] + 1), 3);
+	for (int i = 0; i < ng; i++)
+		total += sorted[i];
+	assert_int_equal(total, 119);
+	assert_int_equal(sim_bound_gmin(b, total), ng);
+	sim_bound_free(b);
+	sim_net_free(n);
+	world_free(&w);
+}
+
+/* 2 groups of 4 hosts, 1 rail, every multi-host job heavy with one profile
+ * (1 GB per iteration, 0.1 s compute; 400 Gb/s cables). Under tree: J1 (3
+ * hosts) and J2 (3) fill one group each, so J3 (2 hosts, 400 s) is split
+ * over hosts 3 and 7: 2 groups where 1 would do (avoidable). J4 (6 hosts,
+ * later, alone) needs 2 groups anyway. J3's ring: 2 flows of 1 GB, both
+ * crossing, 400 / (0.1 + 8/400) = 3333.3 iterations: 6.667e12 B. J4's: 6
+ * flows of 2 x 5/6 GB, 2 crossing, 400 / (0.1 + 0.0333) = 3000 iterations:
+ * 1e13 B. The bound places J3 in one group (0 B) and J4 as it went (1e13). */
+static void test_bound_and_avoidable(void **state)
+{
+	struct world w;
+	topo_trace t;
+	sim_metrics m;
+	sim_config cfg;
+	topo_error err;
+	topo_comm_profile prof;
+	json_t *j;
+
+	memset(&prof, 0, sizeof(prof));
+	prof.comm = (place_comm){PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.1};
+	world_new(&w, "groups=2,hosts=4,rails=1");
+	swf(&t, SWF(1, 0, 1000, 3, 1000) SWF(2, 1, 1000, 3, 1000) SWF(3, 2, 400, 2, 400)
+		SWF(4, 5000, 400, 6, 400));
+	sim_config_init(&cfg);
+	cfg.policy = PLACE_POLICY_TREE;
+	cfg.profiles = &prof;
+	cfg.nprofiles = 1;
+	if (sim_run(w.c, &t, &cfg, &m, &err))
+		fail_msg("sim: %s", err.text);
+	assert_int_equal(m.heavy_jobs, 4);
+	assert_int_equal(m.multi_group_heavy, 2);
+	assert_int_equal(m.avoidable_multi_group, 1);
+	assert_int_equal(m.bound_multi_group_heavy, 1);
+	assert_float_equal(m.cross_group_bytes_heavy, 400 / 0.12 * 2e9 + 1e13, 1e3);
+	assert_float_equal(m.cross_leaf_bytes_heavy, m.cross_group_bytes_heavy, 1e3);
+	assert_float_equal(m.bound_cross_group_bytes_heavy, 1e13, 1e3);
+	assert_float_equal(m.bound_cross_leaf_bytes_heavy, 1e13, 1e3);
+	/* the JSON carries the same numbers */
+	j = sim_bound_json(&m);
+	assert_float_equal(json_real_value(json_object_get(j, "cross_group_bytes_heavy")), 1e13, 1e3);
+	assert_int_equal(json_integer_value(json_object_get(j, "multi_group_heavy")), 1);
+	json_decref(j);
+	j = sim_metrics_json(&m);
+	assert_int_equal(json_integer_value(json_object_get(j, "avoidable_multi_group")), 1);
+	json_decref(j);
+	trace_free(&t);
+	world_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +328,8 @@ int main(void)
 		cmocka_unit_test(test_backfill_respects_reservation),
 		cmocka_unit_test(test_maxmin_sharing),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_bound_gmin),
+		cmocka_unit_test(test_bound_and_avoidable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

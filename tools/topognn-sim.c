@@ -145,27 +145,6 @@ static void progress(void *ctx, int done, int total)
 	fflush(stderr);
 }
 
-static json_t *metrics_json(const sim_metrics *m)
-{
-	return json_pack("{s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I}",
-			 "jobs", m->jobs, "started", m->started, "dropped", m->dropped,
-			 "heavy_jobs", m->heavy_jobs, "total_bytes_heavy", m->total_bytes_heavy,
-			 "cross_leaf_bytes_heavy", m->cross_leaf_bytes_heavy,
-			 "cross_group_bytes_heavy", m->cross_group_bytes_heavy,
-			 "cross_leaf_frac_heavy", m->cross_leaf_frac,
-			 "cross_group_frac_heavy", m->cross_group_frac,
-			 "mean_comm_slowdown", m->mean_comm_slowdown,
-			 "p95_comm_slowdown", m->p95_comm_slowdown, "mean_wait_s", m->mean_wait_s,
-			 "p95_wait_s", m->p95_wait_s, "makespan_s", m->makespan_s,
-			 "utilization", m->utilization, "fragmentation", m->fragmentation,
-			 "decision_p50_us", m->decision_p50_us, "decision_p99_us", m->decision_p99_us,
-			 "refresh_p99_us", m->refresh_p99_us,
-			 "failed_decision_share", m->decisions + m->failed_decisions > 0 ?
-				 (double)m->failed_decisions / (double)(m->decisions + m->failed_decisions) : 0.0,
-			 "decisions", (json_int_t)m->decisions, "failed_decisions",
-			 (json_int_t)m->failed_decisions);
-}
-
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -254,10 +233,12 @@ int main(int argc, char **argv)
 		root = json_object();
 		pol = json_object();
 		for (int i = 0; i < n; i++)
-			json_object_set_new(pol, m[i].policy, metrics_json(&m[i]));
+			json_object_set_new(pol, m[i].policy, sim_metrics_json(&m[i]));
 		json_object_set_new(root, "hosts", json_integer(place_cluster_nhosts(c)));
 		json_object_set_new(root, "jobs", json_integer(trace.njobs));
 		json_object_set_new(root, "seed", json_integer(o.seed));
+		if (n > 0)
+			json_object_set_new(root, "bound", sim_bound_json(&m[0]));
 		json_object_set_new(root, "policies", pol);
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);

@@ -189,10 +189,8 @@ int sim_start_job(sim *s, int idx, const int *hosts, topo_error *err)
 	if (j->heavy) {
 		if (sim_net_ring(s->net, j->hosts, j->nh, &j->fl))
 			goto oom;
-		if (j->fl.rails > 0 && j->nh > 1)
-			j->bytes_per_flow = 2.0 * (j->nh - 1) / j->nh * j->comm.bytes_per_iter /
-					    j->fl.rails;
-		j->t_ideal = j->bytes_per_flow * 8.0 / (j->fl.cable_gbps * 1e9);
+		sim_ring_cost(&j->fl, j->nh, j->comm.bytes_per_iter, &j->bytes_per_flow,
+			      &j->t_ideal);
 		s->net_dirty = 1;
 	}
 	hosts_take(s, j, +1);
@@ -556,7 +554,7 @@ static void init_jobs(sim *s, const topo_trace *tr)
 
 void sim_job_bytes(const sjob *j, double *total, double *xleaf, double *xgroup)
 {
-	double iters = j->heavy ? j->base / (j->comm.compute_s_per_iter + j->t_ideal) : 0;
+	double iters = j->heavy ? sim_life_iters(&j->comm, j->base, j->t_ideal) : 0;
 
 	*total = iters * j->bytes_per_flow * j->fl.flows;
 	*xleaf = iters * j->bytes_per_flow * j->fl.cross_leaf;
@@ -569,10 +567,13 @@ static int collect(sim *s, sim_metrics *m)
 	double *slow = calloc((size_t)s->nj + 1, sizeof(double));
 	double sw = 0, ss = 0, last = 0;
 	long nw = 0, ns = 0;
+	int oom = 0;
+	sim_bound *bound = sim_bound_new(s->c, s->net);
 
-	if (!wait || !slow) {
+	if (!wait || !slow || !bound) {
 		free(wait);
 		free(slow);
+		sim_bound_free(bound);
 		return -1;
 	}
 	memset(m, 0, sizeof(*m));
@@ -598,6 +599,7 @@ static int collect(sim *s, sim_metrics *m)
 		m->heavy_jobs++;
 		slow[ns] = (j->end - j->start) / j->base;
 		ss += slow[ns++];
+		oom |= sim_bound_account(bound, j->hosts, j->nh, &j->comm, j->base, m);
 		sim_job_bytes(j, &total, &xleaf, &xgroup);
 		m->total_bytes_heavy += total;
 		m->cross_leaf_bytes_heavy += xleaf;
@@ -624,7 +626,8 @@ static int collect(sim *s, sim_metrics *m)
 	m->lookahead_changed = s->lookahead_changed;
 	free(wait);
 	free(slow);
-	return 0;
+	sim_bound_free(bound);
+	return oom ? -1 : 0;
 }
 
 /* ---- entry point ---------------------------------------------------------------- */
