@@ -30,9 +30,9 @@ void sim_config_init(sim_config *cfg)
 	cfg->cores_per_host = 112;
 	cfg->backfill_depth = 100;
 	cfg->train_every = 10;
-	cfg->lookahead_k = 4;
-	cfg->lookahead_horizon_s = 6 * 3600.0;
-	cfg->lookahead_wait_weight = 1.0;
+	cfg->lookahead_k = 8;
+	cfg->lookahead_horizon_s = 24 * 3600.0;
+	cfg->lookahead_wait_weight = 0.3;
 	cfg->log_baseline = PLACE_POLICY_TREE;
 	cfg->log_epoch = 1.7e9;
 }

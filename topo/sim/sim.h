@@ -55,9 +55,9 @@ typedef struct sim_config {
 	 * (X heavy cross-group bytes, W wait, inside the horizon). The
 	 * training samples are labelled by the same J. */
 	int lookahead;            /* 0: plain `policy` */
-	int lookahead_k;          /* candidates, default 4 */
-	double lookahead_horizon_s; /* default 6 hours */
-	double lookahead_wait_weight; /* default 1 */
+	int lookahead_k;          /* candidates, default 8 */
+	double lookahead_horizon_s; /* default 24 hours */
+	double lookahead_wait_weight; /* default 0.3 */
 	/* decision log (docs/decision-record.md): every placement as a decision
 	 * record line, every job end as an "end" event line; NULL = none */
 	FILE *decision_log;

@@ -13,9 +13,10 @@
  * X: the heavy cross-group bytes (over their whole lives) of the jobs that
  * started inside the horizon, this one included; W: all jobs' wait inside
  * the horizon (job-seconds); means over the decision's candidates, so the
- * two terms are relative changes and w = 1 trades 1% of bytes for 1% of
- * wait. eps_X = 5% of this job's own ring bytes, eps_W = one job-hour:
- * differences far below those are noise, not signal. Ties keep the base
+ * two terms are relative changes; w = 0.3 (sim_config) makes 1% of bytes
+ * worth 3.3% of wait inside the horizon. eps_X = 5% of this job's own
+ * ring bytes, eps_W = one job-hour: differences far below those are noise,
+ * not signal. Ties keep the base
  * policy's choice.
  *
  * The cost is bounded: K forks of one horizon per heavy decision, nothing
