@@ -186,6 +186,8 @@ int sim_start_job(sim *s, int idx, const int *hosts, topo_error *err)
 		topo_error_set(err, "", 0, "the engine refused job %d's placement", idx + 1);
 		return -1;
 	}
+	/* expected end: its requested time, as Slurm's time limit */
+	place_state_set_job_end(s->st, (uint32_t)idx + 1, s->now + j->req);
 	if (j->heavy) {
 		if (sim_net_ring(s->net, j->hosts, j->nh, &j->fl))
 			goto oom;
@@ -352,11 +354,23 @@ static void reservation(sim *s, const sjob *head, double *shadow, int *extra)
 	*extra = fit - head->nh;
 }
 
+/* What the gnn sees of time and the queue (place_features). */
+static void tell_queue(sim *s)
+{
+	int hosts = 0;
+
+	for (int i = 0; i < s->nq; i++)
+		hosts += s->jobs[s->queue[i]].nh;
+	place_state_set_clock(s->st, s->now);
+	place_state_set_queue(s->st, s->nq, hosts);
+}
+
 int sim_schedule(sim *s, topo_error *err)
 {
 	double shadow;
 	int extra, examined = 0, rc;
 
+	tell_queue(s);
 	while (s->nq > 0) {
 		rc = try_start(s, 0, err);
 		if (rc < 0)

@@ -50,6 +50,7 @@ int sim_fork(const sim *s, sim *f)
 			return -1;
 		f->jobs[s->run[i]].start = o->start;
 		f->jobs[s->run[i]].work_left = o->work_left;
+		place_state_set_job_end(f->st, (uint32_t)s->run[i] + 1, o->start + o->req);
 	}
 	sim_recompute_rates(f);
 	return 0;
