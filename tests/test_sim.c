@@ -321,6 +321,67 @@ static void test_bound_and_avoidable(void **state)
 	world_free(&w);
 }
 
+static void locality_run(struct world *w, const topo_trace *t, place_policy p, double frac,
+			 const topo_comm_profile *prof, int nprof, sim_metrics *m)
+{
+	sim_config cfg;
+	topo_error err;
+
+	sim_config_init(&cfg);
+	cfg.policy = p;
+	cfg.profiles = prof;
+	cfg.nprofiles = nprof;
+	cfg.locality_wait_frac = frac;
+	if (sim_run(w->c, t, &cfg, m, &err))
+		fail_msg("sim: %s", err.text);
+}
+
+/* Two groups of 4 hosts. J1 (3 hosts, until 100) takes su1's 0-2, J2 (3
+ * hosts, until 1000) su2's 4-6. J3 (2 hosts, heavy, limit 50) arrives at
+ * 10: hosts 3 and 7 are free, two groups where one would do; su1 frees at
+ * 100 (J1's requested end), 90 s, within its budget of 2 x 50 s: deferred.
+ * J5 (one host, requested 500 s) arrives at 20; it would run past J3's
+ * expected start, so the reservation keeps su1 for J3 and J5 takes host 7.
+ * J3 starts at 100 in su1. Waits 0, 0, 90, 0; no byte crosses a group.
+ * Without the wait: J3 at 10 over both groups, J5 waits for it (until 60).
+ * tree never waits, whatever LocalityWait says. */
+static void test_locality_wait(void **state)
+{
+	struct world w;
+	topo_trace t;
+	topo_error err;
+	topo_comm_profile prof[2];
+	sim_metrics m, off, tree, tree_lw;
+
+	world_new(&w, "groups=2,hosts=4,rails=1");
+	assert_int_equal(sim_load_profiles(FIXTURES_DIR "/comm", prof, 2, &err), 2);
+	swf(&t, SWF(1, 0, 100, 3, 100) SWF(2, 0, 1000, 3, 1000) SWF(3, 10, 50, 2, 50)
+		SWF(5, 20, 30, 1, 500));
+	locality_run(&w, &t, PLACE_POLICY_MODEL, 2.0, prof, 2, &m);
+	assert_int_equal(m.started, 4);
+	assert_int_equal(m.deferred_jobs, 1);
+	assert_true(m.deferrals >= 1);
+	assert_float_equal(m.mean_defer_s, 90.0, 1e-9);
+	assert_float_equal(m.mean_wait_s, 90.0 / 4, 1e-9);
+	assert_true(m.cross_group_bytes_heavy == 0);
+	locality_run(&w, &t, PLACE_POLICY_MODEL, 0, prof, 2, &off);
+	assert_int_equal(off.deferred_jobs, 0);
+	assert_float_equal(off.mean_wait_s, 40.0 / 4, 1e-9);
+	assert_true(off.cross_group_bytes_heavy > 0);
+	/* a budget too small for the 90 s: placed at once, as without */
+	locality_run(&w, &t, PLACE_POLICY_MODEL, 1.0, prof, 2, &m);
+	assert_int_equal(m.deferred_jobs, 0);
+	assert_true(m.mean_wait_s == off.mean_wait_s);
+	locality_run(&w, &t, PLACE_POLICY_TREE, 0, prof, 2, &tree);
+	locality_run(&w, &t, PLACE_POLICY_TREE, 2.0, prof, 2, &tree_lw);
+	assert_int_equal(tree_lw.deferrals, 0);
+	assert_true(tree.mean_wait_s == tree_lw.mean_wait_s);
+	assert_true(tree.cross_group_bytes_heavy == tree_lw.cross_group_bytes_heavy);
+	assert_true(tree.cross_group_bytes_heavy > 0);
+	trace_free(&t);
+	world_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -330,6 +391,7 @@ int main(void)
 		cmocka_unit_test(test_determinism),
 		cmocka_unit_test(test_bound_gmin),
 		cmocka_unit_test(test_bound_and_avoidable),
+		cmocka_unit_test(test_locality_wait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,7 @@ struct opts {
 	const char *policies, *model, *emit, *comm_dir, *decision_log;
 	int jobs, scale, procs_per_host, json, progress, gpus, depth, train_every;
 	unsigned seed;
+	double wait_frac, wait_cap_s; /* --locality-wait */
 };
 
 static void usage(FILE *f)
@@ -46,7 +47,8 @@ static void usage(FILE *f)
 		"                   [--jobs N] [--seed S] [--scale K] [--procs-per-host N]\n"
 		"                   [--gpus-per-host N] [--backfill-depth N] [--comm DIR]\n"
 		"                   [--model FILE] [--emit-training FILE] [--train-every N]\n"
-		"                   [--json] [--progress] [--decision-log FILE]\n");
+		"                   [--json] [--progress] [--decision-log FILE]\n"
+		"                   [--locality-wait FRAC[,CAP]]\n");
 }
 
 static int parse_int(const char *s, int lo, int *out)
@@ -69,7 +71,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"gpus-per-host", 1, 0, 'G'}, {"backfill-depth", 1, 0, 'b'}, {"comm", 1, 0, 'c'},
 		{"model", 1, 0, 'm'}, {"emit-training", 1, 0, 'e'}, {"json", 0, 0, 'j'},
 		{"progress", 0, 0, 'r'}, {"train-every", 1, 0, 'T'}, {"decision-log", 1, 0, 'd'},
-		{"help", 0, 0, 'h'},
+		{"locality-wait", 1, 0, 'w'}, {"help", 0, 0, 'h'},
 		{0, 0, 0, 0}};
 	int c, v;
 
@@ -104,6 +106,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'e': o->emit = optarg; break;
 		case 'd': o->decision_log = optarg; break;
 		case 'j': o->json = 1; break;
+		case 'w': {
+			char why[256];
+
+			if (place_locality_wait_parse(optarg, &o->wait_frac, &o->wait_cap_s, why,
+						      sizeof(why))) {
+				fprintf(stderr, "topognn-sim: --locality-wait: %s\n", why);
+				return -1;
+			}
+			break;
+		}
 		case 'r': o->progress = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case 'n': case 's': case 'k': case 'P': case 'G': case 'b': case 'T':
@@ -210,6 +222,8 @@ int main(int argc, char **argv)
 		cfg.profiles = prof;
 		cfg.nprofiles = nprof;
 		cfg.model_path = o.model;
+		cfg.locality_wait_frac = o.wait_frac;
+		cfg.locality_wait_cap_s = o.wait_cap_s;
 		if (o.train_every > 0)
 			cfg.train_every = o.train_every;
 		/* samples come from the first policy's run only */

@@ -63,6 +63,10 @@ typedef struct sim_config {
 	FILE *decision_log;
 	place_policy log_baseline; /* shadow policy recorded in the log, default tree */
 	double log_epoch;          /* timestamp of simulated time 0, default 1.7e9 */
+	/* waiting for locality (place_config.locality_wait_*): heavy jobs may
+	 * be deferred under model and gnn; both 0 (default): never */
+	double locality_wait_frac;
+	double locality_wait_cap_s;
 } sim_config;
 
 void sim_config_init(sim_config *cfg);
@@ -101,6 +105,9 @@ typedef struct sim_metrics {
 	double bound_cross_leaf_bytes_heavy, bound_cross_group_bytes_heavy;
 	long bound_multi_group_heavy; /* heavy jobs that need > 1 group even then */
 	long lookahead_changed; /* lookahead: decisions that left the base policy's choice */
+	long deferrals;         /* decisions that deferred a job for locality */
+	int deferred_jobs;      /* jobs deferred at least once */
+	double mean_defer_s;    /* of those: mean time from first deferral to start */
 } sim_metrics;
 
 /* Replay `trace` (hosts per job already mapped) on cluster `c` under

@@ -88,6 +88,8 @@ typedef struct sjob {
 	sim_flows fl;
 	double bytes_per_flow; /* per iteration */
 	double t_ideal;        /* one iteration's collective on idle cables, s */
+	double defer_start;    /* first deferral for locality, -1 never */
+	double defer_deadline; /* when its locality wait budget runs out */
 } sjob;
 
 typedef struct sim {
@@ -123,6 +125,13 @@ typedef struct sim {
 	int is_fork;
 	place_features *feat; /* training: the GNN's graph and features */
 	int forced_job;  /* fork: the job whose outcome is measured */
+	/* the queue head deferred for locality: the groups kept for it and
+	 * when its placement is expected (a host-aware EASY reservation) */
+	int resv_job;    /* job index, -1 none */
+	double resv_until;
+	uint8_t *resv_mask; /* ngroups */
+	uint8_t *allowed;   /* scratch: hosts a backfilled job may use */
+	long deferrals;
 	char last_reason[256]; /* the engine's last refusal */
 	long lookahead_changed; /* decisions where the lookahead left the base choice */
 } sim;

@@ -136,7 +136,7 @@ json_t *sim_metrics_json(const sim_metrics *m)
 	long all = m->decisions + m->failed_decisions;
 
 	return json_pack("{s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,"
-			 "s:f,s:f,s:f,s:f,s:I,s:I}",
+			 "s:f,s:f,s:f,s:f,s:I,s:I,s:I,s:i,s:f}",
 			 "jobs", m->jobs, "started", m->started, "dropped", m->dropped,
 			 "heavy_jobs", m->heavy_jobs, "total_bytes_heavy", m->total_bytes_heavy,
 			 "cross_leaf_bytes_heavy", m->cross_leaf_bytes_heavy,
@@ -153,7 +153,8 @@ json_t *sim_metrics_json(const sim_metrics *m)
 			 "refresh_p99_us", m->refresh_p99_us,
 			 "failed_decision_share", all > 0 ? (double)m->failed_decisions / (double)all : 0.0,
 			 "decisions", (json_int_t)m->decisions, "failed_decisions",
-			 (json_int_t)m->failed_decisions);
+			 (json_int_t)m->failed_decisions, "deferrals", (json_int_t)m->deferrals,
+			 "deferred_jobs", m->deferred_jobs, "mean_defer_s", m->mean_defer_s);
 }
 
 json_t *sim_bound_json(const sim_metrics *m)
