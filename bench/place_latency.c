@@ -73,8 +73,12 @@ static int add_background(place_state *s, int nhosts, double fill)
 		if (rnd(1000) < fill * 1000) {
 			for (int i = 0; i < n; i++)
 				hosts[i] = h + i;
-			if (place_state_add_job(s, (uint32_t)(jobs + 1), hosts, n, 0, 0, &comm) == 0)
+			if (place_state_add_job(s, (uint32_t)(jobs + 1), hosts, n, 0, 0, &comm) == 0) {
 				jobs++;
+				/* expected ends 0..48 h ahead: the gnn's remaining-time
+				 * features split host types as in a real queue */
+				place_state_set_job_end(s, (uint32_t)jobs, 1.0 + rnd(48 * 3600));
+			}
 		}
 		h += n + (int)rnd(3);
 	}

@@ -189,7 +189,7 @@ static int run_scenario(const scenario *sc, const opts *o, const topo_comm_profi
 	list = strdup(o->policies);
 	for (char *p = strtok_r(list, ",", &save); p && r->npol < MAX_POL;
 	     p = strtok_r(NULL, ",", &save))
-		if (place_policy_parse(p) >= 0)
+		if (sim_config_set_policy(&(sim_config){0}, p) == 0)
 			snprintf(r->names[r->npol++], sizeof(r->names[0]), "%s", p);
 	free(list);
 	for (int s = 0; s < o->seeds; s++) {
@@ -197,7 +197,7 @@ static int run_scenario(const scenario *sc, const opts *o, const topo_comm_profi
 			sim_config cfg;
 
 			sim_config_init(&cfg);
-			cfg.policy = (place_policy)place_policy_parse(r->names[p]);
+			sim_config_set_policy(&cfg, r->names[p]);
 			cfg.seed = (unsigned)s + 1;
 			cfg.profiles = prof;
 			cfg.nprofiles = nprof;

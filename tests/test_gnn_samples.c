@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "../tools/train/samples.h"
+#include "sim_samples.h"
 #include "gnn_model.h"
 #include "test_tmp.h"
 
@@ -24,11 +24,11 @@
 
 static void test_load(void **state)
 {
-	struct samples s;
+	sim_samples_file s;
 	gnn_error err;
 	const gnn_train_graph *g;
 
-	assert_int_equal(samples_load(SAMPLES, &s, &err), 0);
+	assert_int_equal(sim_samples_load(SAMPLES, &s, &err), 0);
 	assert_int_equal(s.n_graphs, 2);
 	assert_int_equal(s.n_vertex_features, 3);
 	assert_string_equal(s.vertex_names[2], "load");
@@ -43,20 +43,20 @@ static void test_load(void **state)
 	assert_int_equal(g->graph.offsets[14] % 2, 0);
 	assert_non_null(g->graph.edge_weights);
 	assert_int_equal(gnn_graph_check(&g->graph, 14, SIZE_MAX, &err), 0);
-	samples_free(&s);
+	sim_samples_file_free(&s);
 }
 
 static void expect_error(const char *json, const char *path, const char *text)
 {
 	char file[512];
 	int fd = test_mkstemp(file, sizeof(file), "test_gnn_samples_XXXXXX");
-	struct samples s;
+	sim_samples_file s;
 	gnn_error err;
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
 	close(fd);
-	assert_int_equal(samples_load(file, &s, &err), -1);
+	assert_int_equal(sim_samples_load(file, &s, &err), -1);
 	unlink(file);
 	assert_string_equal(err.path, path);
 	assert_string_equal(err.text, text);

@@ -1,7 +1,8 @@
-/* Tests of the gnn scorer (topo/place_gnn.c) with the shipped model
- * (models/default.json): it loads, ranks an obviously better placement
- * first, refreshes embeddings once per state version, refuses a model
- * trained on other features, and allocates nothing per decision. */
+/* Tests of the gnn scorer (topo/place_gnn.c) with the shipped ensemble
+ * (models/default.json and its members): it loads, ranks an obviously
+ * better placement first, refreshes embeddings once per state version,
+ * refuses a model trained on other features, allocates nothing per
+ * decision, and an ensemble whose members disagree keeps the tree set. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +21,9 @@
 #define MODELS_DIR "models"
 #endif
 #define MODEL MODELS_DIR "/default.json"
+#define MEMBER MODELS_DIR "/default-1.json"
+
+#include <jansson.h>
 
 #include "malloc_count.h"
 #include "test_tmp.h"
@@ -82,8 +86,8 @@ static void test_ranks_one_group_above_spread(void **state)
 	place_scorer sc;
 	place_request r;
 	int one[] = {0, 1, 2, 3}, spread[] = {1, 9, 17, 25};
-	place_candidate k[2] = {{one, 4, "group-best-fit", 0, 0, 0, 0},
-				{spread, 4, "cover", 0, 0, 0, 0}};
+	place_candidate k[2] = {{one, 4, "group-best-fit", 0, 0, 0, 0, 0, -1},
+				{spread, 4, "cover", 0, 0, 0, 0, 0, -1}};
 	char why[128];
 
 	(void)state;
@@ -236,7 +240,7 @@ static void test_feature_mismatch_refused(void **state)
 {
 	fx f;
 	topo_error err;
-	char path[512], *text = slurp(MODEL), *at;
+	char path[512], *text = slurp(MEMBER), *at;
 	int fd;
 
 	(void)state;
@@ -257,6 +261,138 @@ static void test_feature_mismatch_refused(void **state)
 	fx_free(&f);
 }
 
+/* Write text to a new temporary file in dir; path receives its name. */
+static void write_temp(const char *dir, const char *text, char *path, size_t len)
+{
+	int fd;
+
+	snprintf(path, len, "%s/test_place_gnn_XXXXXX", dir);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* A member whose scores are minus the shipped member's: its last layer
+ * negated. */
+static void write_negated(const char *dir, char *path, size_t len)
+{
+	json_error_t je;
+	json_t *m = json_load_file(MEMBER, 0, &je), *layers, *last;
+	char *text;
+
+	assert_non_null(m);
+	layers = json_object_get(m, "layers");
+	last = json_array_get(layers, json_array_size(layers) - 1);
+	assert_string_equal(json_string_value(json_object_get(last, "type")), "linear");
+	for (size_t i = 0; i < json_array_size(json_object_get(last, "weight")); i++) {
+		json_t *row = json_array_get(json_object_get(last, "weight"), i);
+
+		json_array_set_new(row, 0, json_real(-json_number_value(json_array_get(row, 0))));
+	}
+	json_array_set_new(json_object_get(last, "bias"), 0,
+			   json_real(-json_number_value(json_array_get(
+				   json_object_get(last, "bias"), 0))));
+	text = json_dumps(m, 0);
+	write_temp(dir, text, path, len);
+	free(text);
+	json_decref(m);
+}
+
+/* Score one-group vs spread (the spread set flagged as tree's) with the
+ * ensemble file `ens`; returns the scorer's index of the cheapest. */
+static int ensemble_pick(fx *f, const char *ens, place_candidate *k)
+{
+	topo_error err;
+	place_gnn *g = place_gnn_new(f->c, ens, 8, 1.0, 0.5, &err);
+	place_scorer sc;
+	place_request r;
+	char why[128];
+
+	if (!g)
+		fail_msg("%s: %s", err.source, err.text);
+	place_gnn_scorer(g, &sc);
+	assert_int_equal(sc.prepare(sc.ctx, f->c, f->s, why, sizeof(why)), 0);
+	request(&r, 4);
+	assert_int_equal(sc.score(sc.ctx, f->c, f->s, &r, k, 2, why, sizeof(why)), 0);
+	place_gnn_free(g);
+	return k[0].cost < k[1].cost ? 0 : 1;
+}
+
+static void test_ensemble(void **state)
+{
+	fx f;
+	topo_error err;
+	place_config cfg;
+	place_engine *e;
+	place_gnn *g;
+	int one[] = {0, 1, 2, 3}, spread[] = {1, 9, 17, 25};
+	place_candidate k[2] = {{one, 4, "group-best-fit", 0, 0, 0, 0, 0, 0},
+				{spread, 4, "tree", 0, 1, 0, 0, 0, 0}};
+	char neg[256], ens[256], text[1024];
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+
+	(void)state;
+	fx_new(&f);
+	congest(&f);
+	/* the shipped default is an ensemble of three */
+	g = place_gnn_new(f.c, MODEL, 8, 1.0, 0.5, &err);
+	if (!g)
+		fail_msg("%s: %s", err.source, err.text);
+	assert_int_equal(place_gnn_nmodels(g), 3);
+	place_gnn_free(g);
+	/* three copies of one member agree: its pick, confidence 1 */
+	snprintf(text, sizeof(text),
+		 "{\"format\": \"topognn-ensemble\", \"version\": 1, \"models\": "
+		 "[\"%s\", \"%s\", \"%s\"]}", MEMBER, MEMBER, MEMBER);
+	write_temp(tmp, text, ens, sizeof(ens));
+	assert_int_equal(ensemble_pick(&f, ens, k), 0);
+	assert_true(k[0].confidence == 1.0 && k[1].confidence == 0.0);
+	unlink(ens);
+	/* a member and its negation disagree on every pick: the tree set
+	 * stays, with the share of members that preferred it */
+	write_negated(tmp, neg, sizeof(neg));
+	snprintf(text, sizeof(text),
+		 "{\"format\": \"topognn-ensemble\", \"version\": 1, \"models\": "
+		 "[\"%s\", \"%s\"], \"agreement\": 1}", MEMBER, neg);
+	write_temp(tmp, text, ens, sizeof(ens));
+	assert_int_equal(ensemble_pick(&f, ens, k), 1);
+	assert_true(k[1].confidence == 0.5);
+	/* the engine copies the confidence into the decision */
+	place_config_init(&cfg);
+	cfg.model_path = ens;
+	e = place_engine_new(f.c, &cfg, &err);
+	assert_non_null(e);
+	{
+		place_request r;
+		place_decision d;
+
+		request(&r, 4);
+		assert_int_equal(place_decide(e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d), 0);
+		assert_true(d.chosen.confidence >= 0 && d.chosen.confidence <= 1);
+		/* they disagree on every pick: the choice is tree's */
+		assert_int_equal(d.chosen.nhosts, d.baseline.nhosts);
+		assert_memory_equal(d.chosen.hosts, d.baseline.hosts, 4 * sizeof(int));
+	}
+	place_engine_free(e);
+	unlink(ens);
+	unlink(neg);
+	/* bad ensemble files name the file and the key */
+	write_temp(tmp, "{\"format\": \"topognn-ensemble\", \"version\": 1}", ens,
+		   sizeof(ens));
+	assert_null(place_gnn_new(f.c, ens, 8, 1.0, 0.5, &err));
+	assert_string_equal(err.source, ens);
+	assert_non_null(strstr(err.text, "models"));
+	unlink(ens);
+	write_temp(tmp,
+		   "{\"format\": \"topognn-ensemble\", \"version\": 1, \"models\": [\"nope.json\"]}",
+		   ens, sizeof(ens));
+	assert_null(place_gnn_new(f.c, ens, 8, 1.0, 0.5, &err));
+	assert_non_null(strstr(err.source, "nope.json"));
+	unlink(ens);
+	fx_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_explicit_refresh),
 		cmocka_unit_test(test_engine_model_path),
 		cmocka_unit_test(test_feature_mismatch_refused),
+		cmocka_unit_test(test_ensemble),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,7 +47,7 @@ check "job 19: baseline in one group lost on fragmentation" \
 	eq "$(jq_py "$tmp/j19.json" 'd["baseline"]["groups"], d["baseline"]["why_lost"]')" \
 	"(1, 'fragmentation +1, communication -0.0107 (groups 1 vs 2, leaves 4 vs 7, hops 2 vs 4)')"
 check "job 19: JSON keys" eq "$(jq_py "$tmp/j19.json" 'sorted(d.keys())')" \
-	"['alternatives', 'baseline', 'baseline_policy', 'candidates', 'chosen', 'ended', 'followed', 'format', 'groups', 'hop_diameter', 'hosts', 'job', 'latency_us', 'leaves', 'ngroups', 'nhosts', 'nleaves', 'node_side', 'notes', 'policy', 'predicted_cost', 'realised_slowdown', 'request', 'scorer', 'timestamp']"
+	"['alternatives', 'baseline', 'baseline_policy', 'candidates', 'chosen', 'confidence', 'ended', 'followed', 'format', 'groups', 'hop_diameter', 'hosts', 'job', 'latency_us', 'leaves', 'ngroups', 'nhosts', 'nleaves', 'node_side', 'notes', 'policy', 'predicted_cost', 'realised_slowdown', 'request', 'scorer', 'timestamp']"
 check "job 19: 5 alternatives" eq "$(jq_py "$tmp/j19.json" 'len(d["alternatives"])')" 5
 "$tool" --decisions "$tmp/d.log" $G --no-color job 19 > "$tmp/j19.txt"
 check "job 19 table: the groups line" grep -q '^  groups        2: su1,su2$' "$tmp/j19.txt"
@@ -112,7 +112,7 @@ check "export: job 19's sample is its 12 hosts with target 0" \
 	eq "$(jq_py "$tmp/s.json" '[(len(s["set"]), s["set_features"][1], s["target"]) for s in d["graphs"][18]["samples"]]')" \
 	"[(12, 2, 0)]"
 check "export: the gnn scorer's feature names (place_features)" \
-	eq "$(jq_py "$tmp/s.json" 'd["set_features"][1], len(d["vertex_features"]), len(d["set_features"])')" "('groups_spanned', 8, 12)"
+	eq "$(jq_py "$tmp/s.json" 'd["set_features"][1], len(d["vertex_features"]), len(d["set_features"])')" "('groups_spanned', 9, 16)"
 "$tool" --decisions "$tmp/d.log" $G --json --since 1700008579 --until 1700008579 history > "$tmp/h1.json"
 check "history --since/--until: one decision at that second" eq "$(jq_py "$tmp/h1.json" 'd["decisions"]')" 1
 train=""

@@ -131,6 +131,8 @@ int cmd_job(struct ctx *x)
 		json_object_set_new(root, "hop_diameter", json_integer(d->chosen.diameter));
 		json_object_set_new(root, "predicted_cost",
 				    isnan(d->chosen.cost) ? json_null() : json_real(d->chosen.cost));
+		json_object_set_new(root, "confidence", isnan(d->chosen.confidence)
+				    ? json_null() : json_real(d->chosen.confidence));
 		json_object_set_new(root, "followed",
 				    d->followed < 0 ? json_null() : json_boolean(d->followed));
 		json_object_set_new(root, "chosen", choice_json(&d->chosen, "chosen", NULL));
@@ -196,6 +198,9 @@ int cmd_job(struct ctx *x)
 			printf("  predicted     cost %.4g (communication %.3g ms per iteration, "
 			       "fragmentation %.3g)\n", d->chosen.cost, d->chosen.comm_time_s * 1e3,
 			       d->chosen.frag_cost);
+		if (!isnan(d->chosen.confidence))
+			printf("  confidence    %.2f (share of the gnn ensemble's models that rank "
+			       "this placement first)\n", d->chosen.confidence);
 		if (d->followed == 0)
 			printf("  %sSlurm did not follow topognn%s (shadow mode?): it chose %s\n",
 			       YELLOW, RESET, hl);

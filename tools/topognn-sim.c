@@ -21,6 +21,13 @@
 #include "place_model_file.h"
 #include "sim.h"
 #include "topo_num.h"
+#include "sim_samples.h"
+
+#define SIM_MAX_POLICIES (PLACE_POLICY_COUNT + 2)
+
+#ifndef TOPOGNN_COMM_DIR
+#define TOPOGNN_COMM_DIR "comm"
+#endif
 
 #define MAX_TRACES 4
 
@@ -39,7 +46,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: topognn-sim (--ibnetdiscover FILE | --graph FILE | --fattree SPEC)\n"
-		"                   --trace FILE [--trace FILE] [--policies linear,tree,model,gnn]\n"
+		"                   --trace FILE [--trace FILE] [--policies linear,tree,model,gnn,lookahead]\n"
 		"                   [--jobs N] [--seed S] [--scale K] [--procs-per-host N]\n"
 		"                   [--gpus-per-host N] [--backfill-depth N] [--comm DIR]\n"
 		"                   [--model FILE] [--emit-training FILE] [--train-every N]\n"
@@ -174,8 +181,8 @@ int main(int argc, char **argv)
 	place_cluster *c = NULL;
 	topo_trace trace;
 	topo_comm_profile prof[4];
-	sim_metrics m[PLACE_POLICY_COUNT];
-	sim_training *train = NULL;
+	sim_metrics m[SIM_MAX_POLICIES];
+	sim_samples *train = NULL;
 	FILE *dlog = NULL;
 	int nprof, n = 0, rc = 1;
 	json_t *root = NULL, *pol = NULL;
@@ -205,7 +212,7 @@ int main(int argc, char **argv)
 		}
 		fputs(notes, stderr);
 	}
-	if (o.emit && !(train = sim_training_new())) {
+	if (o.emit && !(train = sim_samples_new())) {
 		fprintf(stderr, "topognn-sim: out of memory\n");
 		goto out;
 	}
@@ -216,16 +223,14 @@ int main(int argc, char **argv)
 	list = strdup(o.policies);
 	for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
 		sim_config cfg;
-		int pi = place_policy_parse(p);
 
-		if (pi < 0 || n == PLACE_POLICY_COUNT) {
-			fprintf(stderr, "topognn-sim: unknown policy \"%s\" (linear, tree, model, gnn, random)\n", p);
+		sim_config_init(&cfg);
+		if (sim_config_set_policy(&cfg, p) || n == SIM_MAX_POLICIES) {
+			fprintf(stderr, "topognn-sim: unknown policy \"%s\" (linear, tree, model, gnn, random, lookahead, lookahead-model)\n", p);
 			free(list);
 			rc = 2;
 			goto out;
 		}
-		sim_config_init(&cfg);
-		cfg.policy = (place_policy)pi;
 		cfg.seed = o.seed;
 		cfg.gpus_per_host = o.gpus;
 		cfg.backfill_depth = o.depth;
@@ -282,12 +287,12 @@ int main(int argc, char **argv)
 		sim_print_table(stdout, m, n, NULL);
 	}
 	if (train) {
-		if (sim_training_write(train, o.emit, &err)) {
+		if (sim_samples_write(train, o.emit, &err)) {
 			fprintf(stderr, "topognn-sim: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 			goto out;
 		}
 		fprintf(stderr, "topognn-sim: %d samples in %d graphs written to %s\n",
-			sim_training_nsamples(train), sim_training_ngraphs(train), o.emit);
+			sim_samples_nsamples(train), sim_samples_ngraphs(train), o.emit);
 	}
 	rc = 0;
 out:
@@ -295,7 +300,7 @@ out:
 		fprintf(stderr, "topognn-sim: %s: error writing the decision log\n", o.decision_log);
 		rc = 1;
 	}
-	sim_training_free(train);
+	sim_samples_free(train);
 	trace_free(&trace);
 out_graph:
 	place_cluster_free(c);

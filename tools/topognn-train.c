@@ -3,7 +3,7 @@
  * and write the model file that the scheduler plugin loads.
  *
  * The maths lives in libgnn (gnn_train.h); this file is the command line:
- * options, reading samples (train/samples.c), the input normalisation from
+ * options, reading samples (topo/sim/sim_samples.c), the input normalisation from
  * the data, the per-epoch loss report and the progress line. A run that
  * diverges (NaN or infinite loss) fails with exit 1 and writes no file; a
  * model file is written under a temporary name and renamed into place, so
@@ -20,7 +20,7 @@
 
 #include "gnn_model.h"
 #include "gnn_train.h"
-#include "train/samples.h"
+#include "sim_samples.h"
 
 #define MAX_SAMPLE_FILES 64
 
@@ -216,7 +216,7 @@ static int fail(const gnn_error *err)
 int main(int argc, char **argv)
 {
 	struct options o;
-	struct samples s;
+	sim_samples_file s;
 	gnn_error err;
 	gnn_model *m;
 	float *stats;
@@ -224,24 +224,24 @@ int main(int argc, char **argv)
 	int rc;
 
 	parse_options(argc, argv, &o);
-	if (samples_load(o.samples[0], &s, &err))
+	if (sim_samples_load(o.samples[0], &s, &err))
 		return fail(&err);
 	for (int i = 1; i < o.nsamples; i++) {
-		struct samples more;
+		sim_samples_file more;
 
-		if (samples_load(o.samples[i], &more, &err) ||
-		    samples_append(&s, &more, o.samples[i], &err)) {
-			samples_free(&s);
+		if (sim_samples_load(o.samples[i], &more, &err) ||
+		    sim_samples_append(&s, &more, o.samples[i], &err)) {
+			sim_samples_file_free(&s);
 			return fail(&err);
 		}
 	}
 	stats = calloc(2 * (s.n_vertex_features + s.n_set_features) + 1, sizeof(float));
 	if (!stats) {
-		samples_free(&s);
+		sim_samples_file_free(&s);
 		return 1;
 	}
-	samples_feature_stats(&s, 0, stats, stats + s.n_vertex_features);
-	samples_feature_stats(&s, 1, stats + 2 * s.n_vertex_features,
+	sim_samples_feature_stats(&s, 0, stats, stats + s.n_vertex_features);
+	sim_samples_feature_stats(&s, 1, stats + 2 * s.n_vertex_features,
 			      stats + 2 * s.n_vertex_features + s.n_set_features);
 	arch = (gnn_arch){s.n_vertex_features, (const char *const *)s.vertex_names, stats,
 			  stats + s.n_vertex_features, s.n_set_features,
@@ -261,6 +261,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "topognn-train: wrote %s (%zu parameters)\n", o.out,
 			gnn_model_n_params(m));
 	gnn_model_free(m);
-	samples_free(&s);
+	sim_samples_file_free(&s);
 	return rc;
 }

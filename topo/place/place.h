@@ -117,6 +117,12 @@ int place_state_remove_job(place_state *s, uint32_t job_id);
  * the simulator, never its true run time. 0 (the default) = unknown: its
  * hosts are not counted on to free. Returns 0, or -1 for an unknown job. */
 int place_state_set_job_end(place_state *s, uint32_t job_id, double end_s);
+/* The gnn's view of time and the queue (place_features: hosts' remaining
+ * time, a queue summary): the caller's clock now, and the jobs waiting and
+ * the hosts they ask for. Neither changes the state version: remaining
+ * times are those of the last refresh. Default 0 (unknown). */
+void place_state_set_clock(place_state *s, double now_s);
+void place_state_set_queue(place_state *s, int jobs, int hosts);
 /* Telemetry overlay: utilisation 0..1 of the up-links of a leaf switch
  * (by graph vertex name); unknown names are ignored and counted. */
 int place_state_set_leaf_uplink_util(place_state *s, const char *leaf, double util);
@@ -164,6 +170,8 @@ typedef struct place_choice {
 	double comm_time_s; /* analytic estimate of one iteration's collective time */
 	double frag_cost;   /* fragmentation part of the cost */
 	const char *kind;   /* candidate kind: "group-best-fit", "tree", "linear", ... */
+	double confidence;  /* gnn ensemble: share of its models whose top pick
+			     * this is (0..1); -1 when the scorer has none */
 } place_choice;
 
 typedef struct place_decision {

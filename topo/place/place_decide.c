@@ -303,6 +303,7 @@ static void fill_choice(place_engine *e, place_choice *ch, int slot, const place
 	ch->cost = k->cost;
 	ch->comm_time_s = k->comm_time_s;
 	ch->frag_cost = k->frag_cost;
+	ch->confidence = k->confidence;
 	ch->kind = kind;
 }
 
@@ -374,6 +375,10 @@ int place_decide(place_engine *e, const place_state *s, const place_request *r,
 	if (policy == PLACE_POLICY_RANDOM || baseline == PLACE_POLICY_RANDOM)
 		random_index = place_cands_random(k, e->c, r, &e->rng);
 	out->ncandidates = k->n;
+	for (int i = 0; i < k->n; i++) { /* what scorers may use and fill */
+		k->set[i].tree = i == k->tree_index;
+		k->set[i].confidence = -1;
+	}
 	/* a baseline with its own scorer picks first; every reported cost is
 	 * then the policy's scorer's, so they compare */
 	bsl = baseline == PLACE_POLICY_GNN || baseline == PLACE_POLICY_MODEL ? &e->slot[baseline]

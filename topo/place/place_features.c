@@ -13,13 +13,14 @@
 
 const char *const place_feature_vertex_names[PLACE_FEAT_VERTEX] = {
 	"is_host", "is_leaf", "is_spine", "free_share",
-	"down_share", "uplink_load", "telemetry_util", "group_free_share"};
+	"down_share", "uplink_load", "telemetry_util", "group_free_share", "remaining_log_h"};
 
 const char *const place_feature_set_names[PLACE_FEAT_SET] = {
 	"log2_hosts", "groups_spanned", "leaves_per_rail", "hop_diameter",
 	"cross_leaf_flow_share", "cross_group_flow_share", "max_uplink_load",
 	"model_slowdown", "model_frag_cost", "bytes_per_iter_gb", "compute_s_per_iter",
-	"max_port_flows"};
+	"max_port_flows", "queue_demand", "queue_jobs_log2", "groups_remaining_log_h",
+	"whole_groups_broken"};
 
 struct place_features {
 	const place_cluster *c;
@@ -43,6 +44,9 @@ struct place_features {
 	int *fill;                 /* max_nv scratch */
 	double top;                /* fastest cable, Gb/s */
 	int *leaf_idle, *leaf_hosts, *leaf_down, *group_idle;
+	float *host_rem;           /* per host: remaining_log_h, this state */
+	double *leaf_rem, *group_rem; /* per leaf / group: sum of host_rem */
+	int *group_cnt;            /* per group: scratch, zero between calls */
 	double *leaf_load;         /* per leaf, this state */
 	int *stamp;                /* place_set_shape scratch */
 	uint8_t *leaf_seen;
@@ -290,10 +294,15 @@ place_features *place_features_new(const place_cluster *c, double frag_weight,
 	f->leaf_load = calloc((size_t)f->L + 1, sizeof(double));
 	f->leaf_seen = calloc((size_t)f->L + 1, 1);
 	f->group_idle = calloc((size_t)c->ngroups + 1, sizeof(int));
+	f->host_rem = calloc((size_t)f->H + 1, sizeof(float));
+	f->leaf_rem = calloc((size_t)f->L + 1, sizeof(double));
+	f->group_rem = calloc((size_t)c->ngroups + 1, sizeof(double));
+	f->group_cnt = calloc((size_t)c->ngroups + 1, sizeof(int));
 	f->stamp = calloc((size_t)(c->ngroups + c->nleaves + 2 * c->nclasses) + 1, sizeof(int));
 	f->model = place_model_new(c, frag_weight, hop_latency_us);
 	if (!f->leaf_idle || !f->leaf_hosts || !f->leaf_down || !f->leaf_load || !f->leaf_seen ||
-	    !f->group_idle || !f->stamp || !f->model || build_graph(f)) {
+	    !f->group_idle || !f->host_rem || !f->leaf_rem || !f->group_rem || !f->group_cnt ||
+	    !f->stamp || !f->model || build_graph(f)) {
 		place_features_free(f);
 		return NULL;
 	}
@@ -336,6 +345,10 @@ void place_features_free(place_features *f)
 	free(f->port_down);
 	free(f->touched);
 	free(f->group_idle);
+	free(f->host_rem);
+	free(f->leaf_rem);
+	free(f->group_rem);
+	free(f->group_cnt);
 	free(f->stamp);
 	place_model_free(f->model);
 	free(f);
@@ -376,6 +389,40 @@ static float host_free_share(const place_state *s, int h)
 	return (float)!s->njobs[h];
 }
 
+/* Remaining time of a host: log(1 + hours until its last job's expected
+ * end), in steps of 1/4 so that hosts of one group with similar ends stay
+ * one type; 0 idle or unknown. */
+static float remaining_log_h(double end_s, double now_s)
+{
+	double h = end_s > now_s ? (end_s - now_s) / 3600.0 : 0;
+
+	return end_s > 0 ? (float)(floor(4.0 * log1p(h)) / 4.0) : 0;
+}
+
+/* Per host, leaf and group: the remaining time of the running jobs. */
+static void count_remaining(place_features *f, const place_state *s)
+{
+	const place_cluster *c = f->c;
+	int R = c->nrails;
+
+	memset(f->host_rem, 0, (size_t)f->H * sizeof(float));
+	memset(f->leaf_rem, 0, (size_t)f->L * sizeof(double));
+	memset(f->group_rem, 0, (size_t)c->ngroups * sizeof(double));
+	for (int j = 0; j < s->njobs_running; j++) {
+		float r = remaining_log_h(s->jobs[j].end_s, s->now_s);
+
+		for (int i = 0; i < s->jobs[j].nhosts; i++)
+			if (r > f->host_rem[s->jobs[j].hosts[i]])
+				f->host_rem[s->jobs[j].hosts[i]] = r;
+	}
+	for (int h = 0; h < f->H; h++) {
+		f->group_rem[c->host_group[h]] += f->host_rem[h];
+		for (int r = 0; r < R; r++)
+			if (c->host_leaf[h * R + r] >= 0)
+				f->leaf_rem[c->host_leaf[h * R + r]] += f->host_rem[h];
+	}
+}
+
 /* Per-leaf and per-group counts of this state. */
 static void count_state(place_features *f, const place_state *s)
 {
@@ -402,6 +449,7 @@ static void count_state(place_features *f, const place_state *s)
 	for (int l = 0; l < f->L; l++)
 		f->leaf_load[l] = leaf_uplink_load(c, s, l, top);
 	count_ports(f, s);
+	count_remaining(f, s);
 }
 
 static float group_free(const place_features *f, int g)
@@ -433,6 +481,7 @@ static void host_row(const place_features *f, const place_state *s, int h, float
 			x[6] = (float)s->leaf_util[l];
 	}
 	x[7] = group_free(f, c->host_group[h]);
+	x[8] = f->host_rem[h];
 }
 
 /* Hosts -> types: the first host of each (kind, feature row) makes a new
@@ -553,6 +602,7 @@ void place_features_vertices(place_features *f, const place_state *s, float *out
 		x[5] = (float)f->leaf_load[l];
 		x[6] = (float)s->leaf_util[l];
 		x[7] = group_free(f, c->leaf_group[l]);
+		x[8] = n ? (float)(f->leaf_rem[l] / n) : 0;
 	}
 	/* a spine: the mean of the leaves below it */
 	for (int v = T + L; v < f->nv; v++) {
@@ -604,6 +654,31 @@ static void ring_shape(place_features *f, const int *hosts, int n, double *xleaf
 	*maxload = ml;
 }
 
+/* Over the groups a set spans: the mean remaining_log_h of their hosts,
+ * and how many wholly idle groups it would break (use in part). */
+static void group_context(place_features *f, const int *hosts, int n, float *rem,
+			  float *broken)
+{
+	const place_cluster *c = f->c;
+	double sum = 0, cnt = 0;
+	int b = 0;
+
+	for (int i = 0; i < n; i++)
+		f->group_cnt[c->host_group[hosts[i]]]++;
+	for (int i = 0; i < n; i++) {
+		int g = c->host_group[hosts[i]];
+
+		if (f->group_cnt[g] == 0)
+			continue; /* counted already */
+		sum += f->group_rem[g];
+		cnt += c->group_nhosts[g];
+		b += f->group_idle[g] == c->group_nhosts[g] && f->group_cnt[g] < c->group_nhosts[g];
+		f->group_cnt[g] = 0;
+	}
+	*rem = cnt > 0 ? (float)(sum / cnt) : 0;
+	*broken = (float)b;
+}
+
 void place_features_sets(place_features *f, const place_state *s, const place_request *r,
 			 place_candidate *cands, int n, float *out)
 {
@@ -632,5 +707,8 @@ void place_features_sets(place_features *f, const place_state *s, const place_re
 		x[9] = (float)(r->comm.bytes_per_iter / 1e9);
 		x[10] = (float)r->comm.compute_s_per_iter;
 		x[11] = (float)max_port_flows(f, k->hosts, k->nhosts);
+		x[12] = (float)s->queue_hosts / (float)(f->H > 0 ? f->H : 1);
+		x[13] = (float)log2(1.0 + s->queue_jobs);
+		group_context(f, k->hosts, k->nhosts, &x[14], &x[15]);
 	}
 }

@@ -35,8 +35,8 @@
 #include "place.h"
 #include "place_scorer.h"
 
-#define PLACE_FEAT_VERTEX 8
-#define PLACE_FEAT_SET 12
+#define PLACE_FEAT_VERTEX 9
+#define PLACE_FEAT_SET 16
 #define PLACE_FEAT_SET_XLEAF 4 /* column of cross_leaf_flow_share */
 
 /* The names, in column order. */

@@ -1,6 +1,6 @@
 /*
  * place_gnn: the `gnn` scorer (see place_gnn.h): place_features for the
- * graph and features, gnn-infer for the maths.
+ * graph and features, gnn-infer for the maths, one model or an ensemble.
  */
 #include "place_gnn.h"
 
@@ -8,20 +8,31 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "gnn_infer.h"
 #include "gnn_model.h"
 #include "place_features.h"
 
+/* One member of the ensemble: a model with its context and embeddings. */
+typedef struct gnn_member {
+	gnn_model *model;
+	gnn_ctx *ctx;
+	float *emb;       /* nvertices x its embed dim */
+	float *scores;    /* max_sets */
+} gnn_member;
+
 struct place_gnn {
 	const place_cluster *c;
 	place_features *feat;
-	gnn_model *model;
-	gnn_ctx *ctx;
+	gnn_member member[PLACE_GNN_MAX_MODELS];
+	int nmembers;
+	double agreement; /* share of members whose top pick must agree */
 	int max_sets;
 	float *vfeat;     /* nvertices x PLACE_FEAT_VERTEX */
-	float *emb;       /* nvertices x embed dim */
 	float *sfeat;     /* max_sets x PLACE_FEAT_SET */
-	float *scores;    /* max_sets */
+	double *mean;     /* max_sets: members' mean score */
+	int *votes;       /* max_sets: members whose top pick it is */
 	int32_t *set_off; /* max_sets + 1 */
 	int32_t *members; /* max_sets x nhosts */
 	unsigned long refreshes;
@@ -32,37 +43,129 @@ void place_gnn_free(place_gnn *g)
 {
 	if (!g)
 		return;
-	gnn_ctx_free(g->ctx);
-	gnn_model_free(g->model);
+	for (int m = 0; m < g->nmembers; m++) {
+		gnn_ctx_free(g->member[m].ctx);
+		gnn_model_free(g->member[m].model);
+		free(g->member[m].emb);
+		free(g->member[m].scores);
+	}
 	place_features_free(g->feat);
 	free(g->vfeat);
-	free(g->emb);
 	free(g->sfeat);
-	free(g->scores);
+	free(g->mean);
+	free(g->votes);
 	free(g->set_off);
 	free(g->members);
 	free(g);
 }
 
 /* Model load and feature check; errors name the file and the problem. */
-static int load_model(place_gnn *g, const char *path, topo_error *err)
+static gnn_model *load_model(const char *path, topo_error *err)
 {
 	gnn_error ge;
+	gnn_model *m = gnn_model_load(path, &ge);
 
-	g->model = gnn_model_load(path, &ge);
-	if (!g->model) {
+	if (!m) {
 		topo_error_set(err, path, 0, "%s%s%s", ge.path[0] ? ge.path : "",
 			       ge.path[0] ? ": " : "", ge.text);
-		return -1;
+		return NULL;
 	}
-	if (gnn_model_check_features(g->model, GNN_VERTEX_FEATURES, place_feature_vertex_names,
+	if (gnn_model_check_features(m, GNN_VERTEX_FEATURES, place_feature_vertex_names,
 				     PLACE_FEAT_VERTEX, &ge) ||
-	    gnn_model_check_features(g->model, GNN_SET_FEATURES, place_feature_set_names,
+	    gnn_model_check_features(m, GNN_SET_FEATURES, place_feature_set_names,
 				     PLACE_FEAT_SET, &ge)) {
 		topo_error_set(err, path, 0,
 			       "the model was trained on other features than this topognn builds "
 			       "(%s); retrain it with topognn-sim --emit-training",
 			       ge.text);
+		gnn_model_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* A member's path: relative names are relative to the ensemble file. */
+static int member_path(const char *ens, const char *name, char *out, size_t len)
+{
+	const char *slash = strrchr(ens, '/');
+	int n;
+
+	if (name[0] == '/' || !slash)
+		n = snprintf(out, len, "%s", name);
+	else
+		n = snprintf(out, len, "%.*s/%s", (int)(slash - ens), ens, name);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/* The members of an ensemble file (docs/gnn.md, "Ensembles"). */
+static int load_ensemble(place_gnn *g, const char *path, const json_t *root, topo_error *err)
+{
+	const json_t *models = json_object_get(root, "models");
+	const json_t *agree = json_object_get(root, "agreement"), *ver = json_object_get(root, "version");
+	char mp[4096];
+	size_t i;
+
+	if (!json_is_integer(ver) || json_integer_value(ver) != 1)
+		return topo_error_set(err, path, 0, "version: expected 1"), -1;
+	if (!json_is_array(models) || json_array_size(models) < 1 ||
+	    json_array_size(models) > PLACE_GNN_MAX_MODELS)
+		return topo_error_set(err, path, 0, "models: expected an array of 1 to %d file names",
+				      PLACE_GNN_MAX_MODELS), -1;
+	if (agree && (!json_is_number(agree) || !(json_number_value(agree) > 0) ||
+		      json_number_value(agree) > 1))
+		return topo_error_set(err, path, 0, "agreement: expected a number in (0, 1]"), -1;
+	g->agreement = agree ? json_number_value(agree) : 1.0;
+	for (i = 0; i < json_array_size(models); i++) {
+		const json_t *v = json_array_get(models, i);
+
+		if (!json_is_string(v) || !json_string_value(v)[0] ||
+		    member_path(path, json_string_value(v), mp, sizeof(mp)))
+			return topo_error_set(err, path, 0, "models[%zu]: expected a file name", i), -1;
+		g->member[g->nmembers].model = load_model(mp, err);
+		if (!g->member[g->nmembers].model)
+			return -1;
+		g->nmembers++;
+	}
+	return 0;
+}
+
+/* A model file, or an ensemble file naming several. */
+static int load_models(place_gnn *g, const char *path, topo_error *err)
+{
+	json_error_t je;
+	json_t *root = json_load_file(path, 0, &je);
+	const json_t *fmt = json_object_get(root, "format");
+	int rc;
+
+	g->agreement = 1.0;
+	if (root && json_is_string(fmt) && !strcmp(json_string_value(fmt), PLACE_GNN_ENSEMBLE_FORMAT)) {
+		rc = load_ensemble(g, path, root, err);
+		json_decref(root);
+		return rc;
+	}
+	json_decref(root); /* a single model: gnn-infer reads and checks it */
+	g->member[0].model = load_model(path, err);
+	if (!g->member[0].model)
+		return -1;
+	g->nmembers = 1;
+	return 0;
+}
+
+static int alloc_member(place_gnn *g, gnn_member *m, size_t nv, const char *path,
+			topo_error *err)
+{
+	gnn_error ge;
+
+	m->ctx = gnn_ctx_create(m->model, nv, (size_t)place_features_max_edges(g->feat),
+				(size_t)g->max_sets, &ge);
+	if (!m->ctx) {
+		topo_error_set(err, path, 0, "%s", ge.text);
+		return -1;
+	}
+	m->emb = malloc((nv * gnn_model_embed_dim(m->model) + 1) * sizeof(float));
+	m->scores = malloc(((size_t)g->max_sets + 1) * sizeof(float));
+	if (!m->emb || !m->scores) {
+		topo_error_set(err, path, 0, "out of memory loading the GNN scorer");
 		return -1;
 	}
 	return 0;
@@ -72,15 +175,14 @@ place_gnn *place_gnn_new(const place_cluster *c, const char *model_path, int max
 			 double frag_weight, double hop_latency_us, topo_error *err)
 {
 	place_gnn *g = calloc(1, sizeof(*g));
-	size_t nv, dim, H = (size_t)place_cluster_nhosts(c);
-	gnn_error ge;
+	size_t nv, H = (size_t)place_cluster_nhosts(c);
 
 	topo_error_clear(err);
 	if (!g)
 		goto oom;
 	g->c = c;
 	g->max_sets = max_sets > 0 ? max_sets : 1;
-	if (load_model(g, model_path, err)) {
+	if (load_models(g, model_path, err)) {
 		place_gnn_free(g);
 		return NULL;
 	}
@@ -88,21 +190,18 @@ place_gnn *place_gnn_new(const place_cluster *c, const char *model_path, int max
 	if (!g->feat)
 		goto oom;
 	nv = (size_t)place_features_max_vertices(g->feat);
-	dim = gnn_model_embed_dim(g->model);
-	g->ctx = gnn_ctx_create(g->model, nv, (size_t)place_features_max_edges(g->feat),
-				(size_t)g->max_sets, &ge);
-	if (!g->ctx) {
-		topo_error_set(err, model_path, 0, "%s", ge.text);
-		place_gnn_free(g);
-		return NULL;
-	}
+	for (int m = 0; m < g->nmembers; m++)
+		if (alloc_member(g, &g->member[m], nv, model_path, err)) {
+			place_gnn_free(g);
+			return NULL;
+		}
 	g->vfeat = malloc((nv * PLACE_FEAT_VERTEX + 1) * sizeof(float));
-	g->emb = malloc((nv * dim + 1) * sizeof(float));
 	g->sfeat = malloc(((size_t)g->max_sets * PLACE_FEAT_SET + 1) * sizeof(float));
-	g->scores = malloc(((size_t)g->max_sets + 1) * sizeof(float));
+	g->mean = malloc(((size_t)g->max_sets + 1) * sizeof(double));
+	g->votes = malloc(((size_t)g->max_sets + 1) * sizeof(int));
 	g->set_off = malloc(((size_t)g->max_sets + 1) * sizeof(int32_t));
 	g->members = malloc(((size_t)g->max_sets * H + 1) * sizeof(int32_t));
-	if (!g->vfeat || !g->emb || !g->sfeat || !g->scores || !g->set_off || !g->members)
+	if (!g->vfeat || !g->sfeat || !g->mean || !g->votes || !g->set_off || !g->members)
 		goto oom;
 	return g;
 oom:
@@ -114,6 +213,11 @@ oom:
 unsigned long place_gnn_refreshes(const place_gnn *g)
 {
 	return g->refreshes;
+}
+
+int place_gnn_nmodels(const place_gnn *g)
+{
+	return g->nmembers;
 }
 
 static int gnn_prepare(void *ctx, const place_cluster *c, const place_state *s, char *reason,
@@ -130,12 +234,65 @@ static int gnn_prepare(void *ctx, const place_cluster *c, const place_state *s, 
 	gr.neighbours = place_features_neighbours(g->feat);
 	gr.edge_weights = place_features_weights(g->feat);
 	g->refreshes++;
-	if (gnn_embed(g->ctx, &gr, g->vfeat, g->emb) < 0) {
-		snprintf(reason, len, "gnn: %s", gnn_ctx_error(g->ctx)->text);
-		return -1;
-	}
+	for (int m = 0; m < g->nmembers; m++)
+		if (gnn_embed(g->member[m].ctx, &gr, g->vfeat, g->member[m].emb) < 0) {
+			snprintf(reason, len, "gnn: %s", gnn_ctx_error(g->member[m].ctx)->text);
+			return -1;
+		}
 	g->ready = 1;
 	return 0;
+}
+
+/* Each member's scores, their mean, and each member's top pick's vote. */
+static int score_members(place_gnn *g, const gnn_sets *sets, int n, char *reason, size_t len)
+{
+	for (int i = 0; i < n; i++) {
+		g->mean[i] = 0;
+		g->votes[i] = 0;
+	}
+	for (int m = 0; m < g->nmembers; m++) {
+		gnn_member *mb = &g->member[m];
+		int top = 0;
+
+		if (gnn_score_sets(mb->ctx, mb->emb, sets, g->sfeat, mb->scores) < 0) {
+			snprintf(reason, len, "gnn: %s", gnn_ctx_error(mb->ctx)->text);
+			return -1;
+		}
+		for (int i = 0; i < n; i++) {
+			g->mean[i] += (double)mb->scores[i] / g->nmembers;
+			if (mb->scores[i] > mb->scores[top])
+				top = i;
+		}
+		g->votes[top]++;
+	}
+	return 0;
+}
+
+/* Costs: minus the members' mean score. With several members the
+ * placement leaves Slurm's tree choice only when at least `agreement` of
+ * them rank the same other candidate first: otherwise the tree candidate
+ * is made the cheapest. confidence = share of members whose top pick the
+ * candidate is. */
+static void ensemble_costs(place_gnn *g, place_candidate *cands, int n)
+{
+	int pick = 0, tree = -1;
+
+	for (int i = 0; i < n; i++) {
+		cands[i].cost = -g->mean[i];
+		cands[i].confidence = (double)g->votes[i] / g->nmembers;
+		if (cands[i].tree && tree < 0)
+			tree = i;
+		if (g->votes[i] > g->votes[pick] ||
+		    (g->votes[i] == g->votes[pick] && g->mean[i] > g->mean[pick]))
+			pick = i;
+	}
+	if (g->nmembers < 2)
+		return; /* one model: its scores are the costs */
+	if (tree >= 0 && g->votes[pick] < g->agreement * g->nmembers - 1e-9)
+		pick = tree; /* the members disagree: stay with Slurm's choice */
+	for (int i = 0; i < n; i++) /* the pick is the cheapest */
+		if (i != pick && cands[i].cost <= cands[pick].cost)
+			cands[pick].cost = cands[i].cost - 1e-6;
 }
 
 static int gnn_score(void *ctx, const place_cluster *c, const place_state *s,
@@ -157,6 +314,8 @@ static int gnn_score(void *ctx, const place_cluster *c, const place_state *s,
 			 g->max_sets);
 		return -1;
 	}
+	if (n == 0)
+		return 0;
 	place_features_sets(g->feat, s, r, cands, n, g->sfeat);
 	for (int i = 0; i < n; i++) {
 		g->set_off[i] = at;
@@ -168,13 +327,10 @@ static int gnn_score(void *ctx, const place_cluster *c, const place_state *s,
 	sets.offsets = g->set_off;
 	sets.members = g->members;
 	sets.n_vertices = (size_t)place_features_nvertices(g->feat);
-	if (n > 0 && gnn_score_sets(g->ctx, g->emb, &sets, g->sfeat, g->scores) < 0) {
-		snprintf(reason, len, "gnn: %s", gnn_ctx_error(g->ctx)->text);
+	if (score_members(g, &sets, n, reason, len))
 		return -1;
-	}
 	/* comm_time_s and frag_cost stay the analytic model's (features) */
-	for (int i = 0; i < n; i++)
-		cands[i].cost = -(double)g->scores[i];
+	ensemble_costs(g, cands, n);
 	return 0;
 }
 

@@ -11,13 +11,25 @@
  * max_sets candidates: scoring allocates nothing.
  *
  * The model predicts a score where higher is better (the sim's training
- * target is minus the measured cost); the candidate's cost is -score.
+ * target is minus the lookahead teacher's objective); the candidate's cost
+ * is -score.
+ *
+ * Ensembles: the model path may name an ensemble file instead
+ * ({"format": "topognn-ensemble", "version": 1, "models": [files relative
+ * to it], "agreement": share, default 1}; docs/gnn.md). Every member scores
+ * every candidate (one embedding refresh each); the cost is minus their
+ * mean score, but the pick leaves Slurm's tree candidate only when at least
+ * `agreement` of the members rank the same other candidate first. Each
+ * candidate's `confidence` is the share of members whose top pick it is.
  */
 #ifndef PLACE_GNN_H
 #define PLACE_GNN_H
 
 #include "place.h"
 #include "place_scorer.h"
+
+#define PLACE_GNN_ENSEMBLE_FORMAT "topognn-ensemble"
+#define PLACE_GNN_MAX_MODELS 16
 
 typedef struct place_gnn place_gnn;
 
@@ -35,5 +47,8 @@ void place_gnn_scorer(place_gnn *g, place_scorer *out);
 /* How many times the embeddings were computed (tests: once per state
  * version, never per decision). */
 unsigned long place_gnn_refreshes(const place_gnn *g);
+
+/* Models loaded: 1 for a model file, the members of an ensemble. */
+int place_gnn_nmodels(const place_gnn *g);
 
 #endif

@@ -122,6 +122,8 @@ struct place_state {
 	double *bg_flows;      /* per resource: background flows crossing it */
 	double *leaf_util;     /* per leaf: telemetry utilisation of its up-links */
 	int unknown_leaves;    /* overlay names not found */
+	double now_s;          /* place_state_set_clock */
+	int queue_jobs, queue_hosts; /* place_state_set_queue */
 	uint64_t version;
 };
 

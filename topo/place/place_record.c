@@ -33,11 +33,15 @@ static json_t *host_names(const place_cluster *c, const int *hosts, int n)
 
 static json_t *choice_json(const place_cluster *c, const place_choice *ch)
 {
-	return json_pack("{s:o, s:s?, s:i, s:i, s:i, s:i, s:f, s:f, s:f}", "hosts",
+	json_t *o = json_pack("{s:o, s:s?, s:i, s:i, s:i, s:i, s:f, s:f, s:f}", "hosts",
 			 host_names(c, ch->hosts, ch->nhosts), "kind", ch->kind, "nhosts",
 			 ch->nhosts, "groups", ch->groups, "leaves", ch->leaves, "hop_diameter",
 			 ch->diameter, "cost", ch->cost, "comm_time_s", ch->comm_time_s, "frag_cost",
 			 ch->frag_cost);
+
+	if (o && ch->confidence >= 0)
+		json_object_set_new(o, "confidence", json_real(ch->confidence));
+	return o;
 }
 
 static json_t *request_json(const place_cluster *c, const place_request *r)

@@ -19,10 +19,12 @@ typedef struct place_candidate {
 	int nhosts;
 	const char *kind;   /* "group-best-fit", "leaf-best-fit", "cover", "tree", "linear", "random" */
 	uint64_t hash;      /* of the host set, for dedupe */
+	int tree;           /* Slurm's topology/tree would pick this set */
 	/* filled by the scorer: */
 	double cost;        /* lower is better */
 	double comm_time_s; /* estimate of one iteration's collective time */
 	double frag_cost;   /* fragmentation part of cost */
+	double confidence;  /* an ensemble's agreement on it, 0..1; -1 none */
 } place_candidate;
 
 typedef struct place_scorer {

@@ -160,6 +160,17 @@ int place_state_set_job_end(place_state *s, uint32_t job_id, double end_s)
 	return 0;
 }
 
+void place_state_set_clock(place_state *s, double now_s)
+{
+	s->now_s = now_s;
+}
+
+void place_state_set_queue(place_state *s, int jobs, int hosts)
+{
+	s->queue_jobs = jobs > 0 ? jobs : 0;
+	s->queue_hosts = hosts > 0 ? hosts : 0;
+}
+
 int place_state_set_leaf_uplink_util(place_state *s, const char *leaf, double util)
 {
 	int v = topo_graph_find(s->c->g, TOPO_V_SWITCH, leaf);

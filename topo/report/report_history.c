@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "place_view.h"
-#include "sim_internal.h"
+#include "sim_samples.h"
 #include "topo_num.h"
 
 const double report_latency_bounds[REPORT_LATENCY_BUCKETS] = {
@@ -183,7 +183,7 @@ static place_state *state_before(export_ctx *x)
 /* One sample: the state before the decision, the allocation as the single
  * candidate, the realised outcome as its target (higher is better, as the
  * simulator's: minus the measured slowdown above 1). */
-static int export_one(export_ctx *x, const report_decision *d, sim_training *t)
+static int export_one(export_ctx *x, const report_decision *d, sim_samples *t)
 {
 	sim_sample_set *ss;
 	place_state *st;
@@ -220,7 +220,7 @@ static int export_one(export_ctx *x, const report_decision *d, sim_training *t)
 	ss->set_len[0] = n;
 	ss->targets[0] = (float)-(d->realised_slowdown - 1.0);
 	place_state_free(st);
-	return sim_training_add(t, ss) ? -1 : 1;
+	return sim_samples_add(t, ss) ? -1 : 1;
 oom:
 	place_state_free(st);
 	sim_sample_set_free(ss);
@@ -232,7 +232,7 @@ int report_history_export(const place_cluster *c, const report_log *log, double 
 {
 	export_ctx x = {0};
 	place_config cfg;
-	sim_training *t = sim_training_new();
+	sim_samples *t = sim_samples_new();
 	int H = place_cluster_nhosts(c), nsamples = 0, rc = -1;
 
 	x.c = c;
@@ -271,14 +271,14 @@ int report_history_export(const place_cluster *c, const report_log *log, double 
 		rc = 0;
 		goto out;
 	}
-	if (sim_training_write(t, path, err))
+	if (sim_samples_write(t, path, err))
 		goto out;
 	rc = nsamples;
 	goto out;
 oom:
 	topo_error_set(err, path, 0, "out of memory exporting samples");
 out:
-	sim_training_free(t);
+	sim_samples_free(t);
 	place_features_free(x.feat);
 	free(x.active);
 	free(x.hosts);

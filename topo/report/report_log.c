@@ -155,7 +155,7 @@ static int choice_from(json_t *o, report_choice *c, const char **why)
 
 	memset(c, 0, sizeof(*c));
 	c->groups = c->leaves = c->diameter = -1;
-	c->cost = c->comm_time_s = c->frag_cost = NAN;
+	c->cost = c->comm_time_s = c->frag_cost = c->confidence = NAN;
 	if (!json_is_object(o))
 		return 0;
 	if (!h)
@@ -170,6 +170,7 @@ static int choice_from(json_t *o, report_choice *c, const char **why)
 	c->cost = num(json_object_get(o, "cost"), NAN);
 	c->comm_time_s = num(json_object_get(o, "comm_time_s"), NAN);
 	c->frag_cost = num(json_object_get(o, "frag_cost"), NAN);
+	c->confidence = num(json_object_get(o, "confidence"), NAN);
 	return 0;
 }
 

@@ -32,6 +32,7 @@ typedef struct report_choice {
 	char policy[16];  /* plugin lines name the policy per choice; "" otherwise */
 	int groups, leaves, diameter;
 	double cost, comm_time_s, frag_cost;
+	double confidence; /* gnn ensemble: share of models ranking it first; NAN unknown */
 } report_choice;
 
 typedef struct report_decision {

@@ -6,9 +6,10 @@
  * shares (sim_net) change and with them every communicating job's speed.
  * There are few running jobs, so the next end is a linear scan.
  *
- * A run is a plain struct of arrays so that a decision can be forked (the
- * training samples re-run the same moment with each candidate placement);
- * the engine's place_state is rebuilt from the running jobs in the fork.
+ * A run is a plain struct of arrays (sim_internal.h) so that a decision can
+ * be forked (sim_training.c: the lookahead policy and the training samples
+ * re-run the same moment with each candidate placement); the engine's
+ * place_state is rebuilt from the running jobs in the fork.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "sim_internal.h"
@@ -23,66 +24,6 @@
 #include <string.h>
 #include <time.h>
 
-enum { J_FUTURE = 0, J_QUEUED, J_RUNNING, J_DONE, J_DROPPED };
-
-typedef struct sjob {
-	int nh, gpus, cores; /* gpus = cores = 0: whole hosts (exclusive) */
-	int heavy;
-	place_comm comm;
-	double submit, base, req;
-	int status;
-	double start, end, work_left, rate;
-	int *hosts;
-	sim_flows fl;
-	double bytes_per_flow; /* per iteration */
-	double t_ideal;        /* one iteration's collective on idle cables, s */
-	double defer_start;    /* first deferral for locality, -1 never */
-	double defer_deadline; /* when its locality wait budget runs out */
-} sjob;
-
-typedef struct sim {
-	const place_cluster *c;
-	const sim_config *cfg;
-	place_engine *eng;
-	place_state *st;
-	sim_net *net;
-	int H, G, C, ngroups;
-	sjob *jobs;
-	int nj;
-	int *queue, nq;
-	int *run, nrun;
-	int next_arrival;
-	double now;
-	int *host_njobs, *host_gpus_used, *host_cores_used;
-	int *group_busy, *group_size;
-	int busy_hosts;
-	double frag_int, busy_gpu_s;
-	double *lat;
-	long nlat, failed;
-	double *ref;    /* place_engine_refresh times, when it refreshed */
-	long nref;
-	double *rates;
-	sim_flows **flp;
-	int *rank;      /* scratch: running jobs by expected end */
-	int *hostbuf;   /* scratch: 3 x nhosts */
-	int *chosen;    /* the decision's hosts, copied: nhosts */
-	double *endt;   /* scratch: expected end per job */
-	int net_dirty;
-	long heavy_decisions;
-	int done;
-	int is_fork;
-	place_features *feat; /* training: the GNN's graph and features */
-	int forced_job;  /* fork: the job whose outcome is measured */
-	/* the queue head deferred for locality: the groups kept for it and
-	 * when its placement is expected (a host-aware EASY reservation) */
-	int resv_job;    /* job index, -1 none */
-	double resv_until;
-	uint8_t *resv_mask; /* ngroups */
-	uint8_t *allowed;   /* scratch: hosts a backfilled job may use */
-	long deferrals;
-	char last_reason[256]; /* the engine's last refusal */
-} sim;
-
 void sim_config_init(sim_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -92,11 +33,36 @@ void sim_config_init(sim_config *cfg)
 	cfg->cores_per_host = 112;
 	cfg->backfill_depth = 100;
 	cfg->train_every = 10;
-	cfg->train_horizon_s = 6 * 3600.0;
-	cfg->train_delay_weight = 1.0;
+	cfg->lookahead_k = 8;
+	cfg->lookahead_horizon_s = 24 * 3600.0;
+	cfg->lookahead_wait_weight = 0.3;
 	cfg->log_baseline = PLACE_POLICY_TREE;
 	cfg->log_epoch = 1.7e9;
-	cfg->train_leaf_weight = 0.05;
+}
+
+int sim_config_set_policy(sim_config *cfg, const char *name)
+{
+	int p = place_policy_parse(name);
+
+	cfg->lookahead = 0;
+	if (name && !strcmp(name, "lookahead")) {
+		cfg->lookahead = 1;
+		p = PLACE_POLICY_TREE;
+	} else if (name && !strcmp(name, "lookahead-model")) {
+		cfg->lookahead = 1;
+		p = PLACE_POLICY_MODEL;
+	}
+	if (p < 0)
+		return -1;
+	cfg->policy = (place_policy)p;
+	return 0;
+}
+
+const char *sim_config_policy_name(const sim_config *cfg)
+{
+	if (cfg->lookahead)
+		return cfg->policy == PLACE_POLICY_MODEL ? "lookahead-model" : "lookahead";
+	return place_policy_name(cfg->policy);
 }
 
 static double now_us(void)
@@ -165,7 +131,7 @@ static double fragmentation(const sim *s)
 
 /* ---- network ---------------------------------------------------------------- */
 
-static void recompute_rates(sim *s)
+void sim_recompute_rates(sim *s)
 {
 	int n = 0;
 
@@ -199,7 +165,7 @@ static void recompute_rates(sim *s)
 
 /* ---- starting and ending jobs ---------------------------------------------- */
 
-static int start_job(sim *s, int idx, const int *hosts, topo_error *err)
+int sim_start_job(sim *s, int idx, const int *hosts, topo_error *err)
 {
 	sjob *j = &s->jobs[idx];
 
@@ -258,10 +224,7 @@ static void end_job(sim *s, int ri)
 
 /* ---- scheduling: FCFS + EASY backfill ------------------------------------ */
 
-static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen,
-		      topo_error *err);
-
-static void build_request(const sim *s, int idx, place_request *r)
+void sim_build_request(const sim *s, int idx, place_request *r)
 {
 	const sjob *j = &s->jobs[idx];
 
@@ -308,7 +271,7 @@ static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
 	double t0, t1;
 	int rc, logging;
 
-	build_request(s, idx, &r);
+	sim_build_request(s, idx, &r);
 	r.allowed = allowed;
 	/* the scorers follow the state once per change, before the decision
 	 * (a scheduler would do this when it learns of the change) */
@@ -348,12 +311,15 @@ static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
 	}
 	if (s->jobs[idx].heavy && !s->is_fork) {
 		s->heavy_decisions++;
-		if (s->cfg->training &&
+		if (s->cfg->lookahead) { /* the policy hook: may change s->chosen */
+			if (sim_lookahead_pick(s, qi, &d, err))
+				return -1;
+		} else if (s->cfg->training &&
 		    s->heavy_decisions % (s->cfg->train_every > 0 ? s->cfg->train_every : 1) == 0 &&
-		    train_hook(s, qi, &d, s->chosen, err))
+		    sim_training_sample(s, qi, &d, s->chosen, err))
 			return -1;
 	}
-	if (start_job(s, idx, s->chosen, err))
+	if (sim_start_job(s, idx, s->chosen, err))
 		return -1;
 	memmove(&s->queue[qi], &s->queue[qi + 1], (size_t)(s->nq - qi - 1) * sizeof(int));
 	s->nq--;
@@ -419,11 +385,23 @@ static const uint8_t *outside_reservation(sim *s)
 	return s->allowed;
 }
 
-static int schedule(sim *s, topo_error *err)
+/* What the gnn sees of time and the queue (place_features). */
+static void tell_queue(sim *s)
+{
+	int hosts = 0;
+
+	for (int i = 0; i < s->nq; i++)
+		hosts += s->jobs[s->queue[i]].nh;
+	place_state_set_clock(s->st, s->now);
+	place_state_set_queue(s->st, s->nq, hosts);
+}
+
+int sim_schedule(sim *s, topo_error *err)
 {
 	double shadow;
 	int extra, examined = 0, rc, kept;
 
+	tell_queue(s);
 	s->resv_job = -1;
 	while (s->nq > 0) {
 		rc = try_start(s, 0, NULL, err);
@@ -511,7 +489,7 @@ static double next_end(const sim *s)
 }
 
 /* Run events up to time `until` (INFINITY: to the end). */
-static int sim_loop(sim *s, double until, topo_error *err)
+int sim_loop(sim *s, double until, topo_error *err)
 {
 	for (;;) {
 		double ta = s->next_arrival < s->nj ? s->jobs[s->next_arrival].submit : INFINITY;
@@ -548,10 +526,10 @@ static int sim_loop(sim *s, double until, topo_error *err)
 			}
 			s->next_arrival++;
 		}
-		if (changed && schedule(s, err))
+		if (changed && sim_schedule(s, err))
 			return -1;
 		if (s->net_dirty)
-			recompute_rates(s);
+			sim_recompute_rates(s);
 		if (!s->is_fork && s->cfg->progress && s->done % (s->nj / 100 + 1) == 0 && changed)
 			s->cfg->progress(s->cfg->progress_ctx, s->done, s->nj);
 	}
@@ -559,7 +537,7 @@ static int sim_loop(sim *s, double until, topo_error *err)
 
 /* ---- setup -------------------------------------------------------------------- */
 
-static void sim_free(sim *s)
+void sim_free(sim *s)
 {
 	for (int i = 0; s->jobs && i < s->nj; i++) {
 		free(s->jobs[i].hosts);
@@ -593,7 +571,7 @@ static void sim_free(sim *s)
 }
 
 /* Arrays sized by the cluster and job count (shared by runs and forks). */
-static int sim_alloc(sim *s)
+int sim_alloc(sim *s)
 {
 	size_t H = (size_t)s->H, N = (size_t)s->nj;
 
@@ -656,6 +634,15 @@ static void init_jobs(sim *s, const topo_trace *tr)
 
 /* ---- metrics ----------------------------------------------------------------- */
 
+void sim_job_bytes(const sjob *j, double *total, double *xleaf, double *xgroup)
+{
+	double iters = j->heavy ? sim_life_iters(&j->comm, j->base, j->t_ideal) : 0;
+
+	*total = iters * j->bytes_per_flow * j->fl.flows;
+	*xleaf = iters * j->bytes_per_flow * j->fl.cross_leaf;
+	*xgroup = iters * j->bytes_per_flow * j->fl.cross_group;
+}
+
 static int collect(sim *s, sim_metrics *m)
 {
 	double *wait = calloc((size_t)s->nj + 1, sizeof(double));
@@ -672,11 +659,11 @@ static int collect(sim *s, sim_metrics *m)
 		return -1;
 	}
 	memset(m, 0, sizeof(*m));
-	snprintf(m->policy, sizeof(m->policy), "%s", place_policy_name(s->cfg->policy));
+	snprintf(m->policy, sizeof(m->policy), "%s", sim_config_policy_name(s->cfg));
 	m->jobs = s->nj;
 	for (int i = 0; i < s->nj; i++) {
 		const sjob *j = &s->jobs[i];
-		double iters;
+		double total, xleaf, xgroup;
 
 		if (j->status == J_DROPPED) {
 			m->dropped++;
@@ -698,11 +685,12 @@ static int collect(sim *s, sim_metrics *m)
 		m->heavy_jobs++;
 		slow[ns] = (j->end - j->start) / j->base;
 		ss += slow[ns++];
-		iters = sim_life_iters(&j->comm, j->base, j->t_ideal);
+
 		oom |= sim_bound_account(bound, j->hosts, j->nh, &j->comm, j->base, m);
-		m->total_bytes_heavy += iters * j->bytes_per_flow * j->fl.flows;
-		m->cross_leaf_bytes_heavy += iters * j->bytes_per_flow * j->fl.cross_leaf;
-		m->cross_group_bytes_heavy += iters * j->bytes_per_flow * j->fl.cross_group;
+		sim_job_bytes(j, &total, &xleaf, &xgroup);
+		m->total_bytes_heavy += total;
+		m->cross_leaf_bytes_heavy += xleaf;
+		m->cross_group_bytes_heavy += xgroup;
 	}
 	m->cross_leaf_frac = m->total_bytes_heavy > 0
 				     ? m->cross_leaf_bytes_heavy / m->total_bytes_heavy : 0;
@@ -724,220 +712,12 @@ static int collect(sim *s, sim_metrics *m)
 	m->refresh_p50_us = quantile(s->ref, s->nref, 0.50);
 	m->refresh_p99_us = quantile(s->ref, s->nref, 0.99);
 	m->refreshes = s->nref;
+	m->lookahead_changed = s->lookahead_changed;
 	free(wait);
 	free(slow);
 	sim_bound_free(bound);
 	return oom ? -1 : 0;
 }
-
-/* ---- training: re-run a decision with each candidate ------------------------- */
-
-/* A copy of s at this moment, with its own place_state. */
-static int sim_fork(const sim *s, sim *f)
-{
-	memset(f, 0, sizeof(*f));
-	f->c = s->c;
-	f->cfg = s->cfg;
-	f->eng = s->eng;
-	f->net = s->net;
-	f->H = s->H;
-	f->G = s->G;
-	f->C = s->C;
-	f->ngroups = s->ngroups;
-	f->nj = s->nj;
-	f->is_fork = 1;
-	if (sim_alloc(f))
-		return -1;
-	memcpy(f->jobs, s->jobs, (size_t)s->nj * sizeof(*s->jobs));
-	for (int i = 0; i < s->nj; i++) {
-		f->jobs[i].hosts = NULL;
-		memset(&f->jobs[i].fl, 0, sizeof(f->jobs[i].fl));
-	}
-	memcpy(f->queue, s->queue, (size_t)s->nq * sizeof(int));
-	f->nq = s->nq;
-	f->next_arrival = s->next_arrival;
-	f->now = s->now;
-	/* restart the running jobs on the same hosts, keeping their progress */
-	for (int i = 0; i < s->nrun; i++) {
-		const sjob *o = &s->jobs[s->run[i]];
-		topo_error e;
-
-		if (start_job(f, s->run[i], o->hosts, &e))
-			return -1;
-		f->jobs[s->run[i]].start = o->start;
-		place_state_set_job_end(f->st, (uint32_t)s->run[i] + 1, o->start + o->req);
-		f->jobs[s->run[i]].work_left = o->work_left;
-	}
-	recompute_rates(f);
-	return 0;
-}
-
-/* Later jobs' total wait inside [now, until], clipped to the window. */
-static double window_wait(const sim *f, int except, double from, double until)
-{
-	double w = 0;
-
-	for (int i = 0; i < f->nj; i++) {
-		const sjob *j = &f->jobs[i];
-		double a, b;
-
-		if (i == except || j->status == J_DROPPED || j->submit >= until)
-			continue;
-		if (j->status == J_RUNNING || j->status == J_DONE) {
-			if (j->start < from)
-				continue;
-			b = j->start;
-		} else {
-			b = until;
-		}
-		a = j->submit > from ? j->submit : from;
-		if (b > a)
-			w += b - a;
-	}
-	return w;
-}
-
-/* Realised slowdown of job idx by the fork's end (elapsed / work done). */
-static double realised_slowdown(const sim *f, int idx)
-{
-	const sjob *j = &f->jobs[idx];
-	double done = j->base - (j->status == J_DONE ? 0 : j->work_left);
-	double el = (j->status == J_DONE ? j->end : f->now) - j->start;
-
-	return done > 0 ? el / done : 1.0;
-}
-
-/* What the simulation measured for one candidate: its job's realised
- * slowdown - 1 plus the mean extra wait (hours) of the later jobs. */
-static double measured_cost(double slow, double wait, double wmin, int later,
-			    const sim_config *cfg)
-{
-	return (slow - 1.0) + cfg->train_delay_weight * (wait - wmin) / (later > 0 ? later : 1) /
-				      3600.0;
-}
-
-/* Did every candidate measure the same (as the float target would)? About
- * three quarters of the sampled decisions do; they carry no ranking signal
- * and, kept, teach the model that nothing matters. */
-static int measured_tie(const double *slow, const double *wait, double wmin, int nc,
-			int later, const sim_config *cfg)
-{
-	float first = (float)measured_cost(slow[0], wait[0], wmin, later, cfg);
-
-	for (int c = 1; c < nc; c++)
-		if (fabsf((float)measured_cost(slow[c], wait[c], wmin, later, cfg) - first) >= 1e-6f)
-			return 0;
-	return 1;
-}
-
-static int train_hook(sim *s, int qi, const place_decision *d, const int *chosen,
-		      topo_error *err)
-{
-	int idx = s->queue[qi], nc = 0;
-	place_choice cand[1 + PLACE_MAX_ALTERNATIVES];
-	place_candidate pc[1 + PLACE_MAX_ALTERNATIVES];
-	place_request req;
-	int *store = NULL;
-	double slow[1 + PLACE_MAX_ALTERNATIVES], wait[1 + PLACE_MAX_ALTERNATIVES], wmin = INFINITY;
-	double until = s->now + s->cfg->train_horizon_s;
-	sim_sample_set *ss = calloc(1, sizeof(*ss));
-	int later = 0;
-
-	if (!ss)
-		goto oom;
-	/* copy the candidates: the forks' decisions overwrite the engine's arrays */
-	cand[nc] = d->chosen;
-	cand[nc++].hosts = (int *)chosen;
-	for (int a = 0; a < d->nalternatives; a++)
-		if (d->alternatives[a].nhosts == s->jobs[idx].nh)
-			cand[nc++] = d->alternatives[a];
-	if (nc < 2) {
-		free(ss);
-		return 0; /* nothing to compare */
-	}
-	store = malloc((size_t)nc * s->jobs[idx].nh * sizeof(int));
-	if (!store)
-		goto oom;
-	for (int c = 0; c < nc; c++) {
-		memcpy(store + c * s->jobs[idx].nh, cand[c].hosts,
-		       (size_t)s->jobs[idx].nh * sizeof(int));
-		cand[c].hosts = store + c * s->jobs[idx].nh;
-	}
-	for (int c = 0; c < nc; c++) {
-		sim f;
-
-		if (sim_fork(s, &f)) {
-			sim_free(&f);
-			goto oom;
-		}
-		memmove(&f.queue[qi], &f.queue[qi + 1], (size_t)(f.nq - qi - 1) * sizeof(int));
-		f.nq--;
-		if (start_job(&f, idx, cand[c].hosts, err) || schedule(&f, err) ||
-		    (recompute_rates(&f), sim_loop(&f, until, err))) {
-			sim_free(&f);
-			free(ss);
-			free(store);
-			return -1;
-		}
-		slow[c] = realised_slowdown(&f, idx);
-		wait[c] = window_wait(&f, idx, s->now, until);
-		if (wait[c] < wmin)
-			wmin = wait[c];
-		sim_free(&f);
-	}
-	for (int i = 0; i < s->nj; i++)
-		later += i != idx && s->jobs[i].submit < until &&
-			 (s->jobs[i].status == J_QUEUED || s->jobs[i].status == J_FUTURE);
-	if (!s->cfg->train_keep_ties && measured_tie(slow, wait, wmin, nc, later, s->cfg)) {
-		free(ss);
-		free(store);
-		return 0; /* every candidate measured the same: nothing to rank */
-	}
-	ss->ncands = nc;
-	ss->sets = calloc((size_t)nc, sizeof(int *));
-	ss->set_len = calloc((size_t)nc, sizeof(int));
-	ss->set_features = calloc((size_t)nc * PLACE_FEAT_SET, sizeof(float));
-	ss->targets = calloc((size_t)nc, sizeof(float));
-	if (sim_sample_graph(s->feat, s->st, ss) || !ss->sets || !ss->set_len || !ss->set_features || !ss->targets)
-		goto oom_ss;
-	/* the set features the gnn scorer computes, on the state of this moment */
-	build_request(s, idx, &req);
-	memset(pc, 0, sizeof(pc));
-	for (int c = 0; c < nc; c++) {
-		pc[c].hosts = cand[c].hosts;
-		pc[c].nhosts = cand[c].nhosts;
-		pc[c].kind = cand[c].kind;
-	}
-	place_features_sets(s->feat, s->st, &req, pc, nc, ss->set_features);
-	for (int c = 0; c < nc; c++) {
-		ss->sets[c] = malloc((size_t)cand[c].nhosts * sizeof(int));
-		if (!ss->sets[c])
-			goto oom_ss;
-		for (int k = 0; k < cand[c].nhosts; k++) /* hosts -> their graph vertices */
-			ss->sets[c][k] = place_features_host_vertex(s->feat)[cand[c].hosts[k]];
-		ss->set_len[c] = cand[c].nhosts;
-		/* higher is better: minus the measured cost, minus the weighted
-		 * share of its ring flows that cross leaves */
-		ss->targets[c] = (float)-(measured_cost(slow[c], wait[c], wmin, later, s->cfg) +
-					  s->cfg->train_leaf_weight *
-						  ss->set_features[c * PLACE_FEAT_SET +
-								   PLACE_FEAT_SET_XLEAF]);
-	}
-	free(store);
-	if (sim_training_add(s->cfg->training, ss))
-		goto oom_owned;
-	return 0;
-oom_ss:
-	sim_sample_set_free(ss);
-	ss = NULL;
-oom:
-	free(ss);
-	free(store);
-oom_owned:
-	topo_error_set(err, "", 0, "out of memory collecting training samples");
-	return -1;
-}
-
 
 /* ---- entry point ---------------------------------------------------------------- */
 

@@ -41,22 +41,28 @@ typedef struct sim_config {
 	/* progress: called every ~1% of jobs with (done, total); NULL = none */
 	void (*progress)(void *ctx, int done, int total);
 	void *progress_ctx;
-	/* training samples (see sim_training_*): every `train_every`-th
+	/* training samples (sim_samples.h): every `train_every`-th
 	 * placement of a communicating job is re-run with each candidate */
-	struct sim_training *training;
+	struct sim_samples *training;
 	int train_every;          /* default 10 */
-	double train_horizon_s;   /* default 6 hours */
-	double train_delay_weight; /* target weight of later jobs' delay (hours), default 1 */
+	int train_keep_ties;      /* keep decisions whose candidates all scored
+				   * the same (no ranking signal), default 0 */
+	/* lookahead (docs/simulator.md): with `lookahead` set, each heavy
+	 * decision forks the run once per candidate (the first lookahead_k of
+	 * `policy`'s ranking), schedules on with `policy` for
+	 * lookahead_horizon_s and takes the candidate of lowest
+	 * J = X / (mean X + eps) + lookahead_wait_weight x W / (mean W + eps)
+	 * (X heavy cross-group bytes, W wait, inside the horizon). The
+	 * training samples are labelled by the same J. */
+	int lookahead;            /* 0: plain `policy` */
+	int lookahead_k;          /* candidates, default 8 */
+	double lookahead_horizon_s; /* default 24 hours */
+	double lookahead_wait_weight; /* default 0.3 */
 	/* decision log (docs/decision-record.md): every placement as a decision
 	 * record line, every job end as an "end" event line; NULL = none */
 	FILE *decision_log;
 	place_policy log_baseline; /* shadow policy recorded in the log, default tree */
 	double log_epoch;          /* timestamp of simulated time 0, default 1.7e9 */
-	/* target weight of the candidate's share of ring flows that cross
-	 * leaves (a fabric-bytes term the 6 h horizon does not see), default 0.05 */
-	double train_leaf_weight;
-	int train_keep_ties;       /* keep decisions whose candidates all measured
-				    * the same (no ranking signal), default 0 */
 	/* waiting for locality (place_config.locality_wait_*): heavy jobs may
 	 * be deferred under model and gnn; both 0 (default): never */
 	double locality_wait_frac;
@@ -64,6 +70,13 @@ typedef struct sim_config {
 } sim_config;
 
 void sim_config_init(sim_config *cfg);
+
+/* Set cfg's policy from a name: an engine policy (place_policy_parse) or
+ * "lookahead" (base tree) / "lookahead-model" (base model). 0, or -1 for
+ * an unknown name. */
+int sim_config_set_policy(sim_config *cfg, const char *name);
+/* The name sim_config_set_policy took. */
+const char *sim_config_policy_name(const sim_config *cfg);
 
 typedef struct sim_metrics {
 	char policy[16];
@@ -91,6 +104,7 @@ typedef struct sim_metrics {
 	 * groups, the largest groups first */
 	double bound_cross_leaf_bytes_heavy, bound_cross_group_bytes_heavy;
 	long bound_multi_group_heavy; /* heavy jobs that need > 1 group even then */
+	long lookahead_changed; /* lookahead: decisions that left the base policy's choice */
 	long deferrals;         /* decisions that deferred a job for locality */
 	int deferred_jobs;      /* jobs deferred at least once */
 	double mean_defer_s;    /* of those: mean time from first deferral to start */
@@ -101,18 +115,6 @@ typedef struct sim_metrics {
  * Returns 0, or -1 with err (engine or memory failure). */
 int sim_run(const place_cluster *c, const topo_trace *trace, const sim_config *cfg,
 		 sim_metrics *m, topo_error *err);
-
-/* ---- training samples ---------------------------------------------------- */
-
-typedef struct sim_training sim_training;
-
-/* Collects samples for topognn-train (format in docs/simulator.md). */
-sim_training *sim_training_new(void);
-void sim_training_free(sim_training *t);
-int sim_training_nsamples(const sim_training *t);
-int sim_training_ngraphs(const sim_training *t);
-/* Write the collected samples as one topognn-samples JSON document. */
-int sim_training_write(const sim_training *t, const char *path, topo_error *err);
 
 /* ---- inputs ---------------------------------------------------------------- */
 

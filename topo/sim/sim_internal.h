@@ -10,6 +10,7 @@
 
 #include "place_features.h"
 #include "sim.h"
+#include "sim_samples.h"
 
 /* ---- the fabric as shared resources -------------------------------------- */
 
@@ -72,29 +73,121 @@ int sim_bound_groups(sim_bound *b, const int *hosts, int nhosts);
 int sim_bound_account(sim_bound *b, const int *hosts, int nhosts, const place_comm *comm,
 		      double base, sim_metrics *m);
 
-/* ---- training ------------------------------------------------------------- */
+/* ---- a run (sim.c): plain arrays, so that a moment can be forked ------------- */
 
-/* One decision re-run with each candidate: the state as a graph, and per
- * candidate the host set, its features and the measured target. */
-typedef struct sim_sample_set {
-	int nvertices, nentries;
-	int32_t *offsets, *neighbours; /* CSR, from place_features */
-	float *weights;
-	float *features; /* nvertices x PLACE_FEAT_VERTEX */
-	int ncands;
-	int **sets;      /* vertex ids */
-	int *set_len;
-	float *set_features; /* ncands x PLACE_FEAT_SET */
-	float *targets;  /* higher is better: minus the measured cost */
-} sim_sample_set;
+enum { J_FUTURE = 0, J_QUEUED, J_RUNNING, J_DONE, J_DROPPED };
 
-/* The state as the gnn scorer sees it (place_features): this state's CSR
- * graph and vertex features into ss. Shared by the simulator's samples and
- * placement-report's export. Returns 0, or -1 when memory runs out. */
-int sim_sample_graph(place_features *feat, const place_state *st, sim_sample_set *ss);
+typedef struct sjob {
+	int nh, gpus, cores; /* gpus = cores = 0: whole hosts (exclusive) */
+	int heavy;
+	place_comm comm;
+	double submit, base, req;
+	int status;
+	double start, end, work_left, rate;
+	int *hosts;
+	sim_flows fl;
+	double bytes_per_flow; /* per iteration */
+	double t_ideal;        /* one iteration's collective on idle cables, s */
+	double defer_start;    /* first deferral for locality, -1 never */
+	double defer_deadline; /* when its locality wait budget runs out */
+} sjob;
 
-/* Takes ownership of s (freed on failure too). Returns 0 or -1. */
-int sim_training_add(sim_training *t, sim_sample_set *s);
-void sim_sample_set_free(sim_sample_set *s);
+typedef struct sim {
+	const place_cluster *c;
+	const sim_config *cfg;
+	place_engine *eng;
+	place_state *st;
+	sim_net *net;
+	int H, G, C, ngroups;
+	sjob *jobs;
+	int nj;
+	int *queue, nq;
+	int *run, nrun;
+	int next_arrival;
+	double now;
+	int *host_njobs, *host_gpus_used, *host_cores_used;
+	int *group_busy, *group_size;
+	int busy_hosts;
+	double frag_int, busy_gpu_s;
+	double *lat;
+	long nlat, failed;
+	double *ref;    /* place_engine_refresh times, when it refreshed */
+	long nref;
+	double *rates;
+	sim_flows **flp;
+	int *rank;      /* scratch: running jobs by expected end */
+	int *hostbuf;   /* scratch: 3 x nhosts */
+	int *chosen;    /* the decision's hosts, copied: nhosts */
+	double *endt;   /* scratch: expected end per job */
+	int net_dirty;
+	long heavy_decisions;
+	int done;
+	int is_fork;
+	place_features *feat; /* training: the GNN's graph and features */
+	int forced_job;  /* fork: the job whose outcome is measured */
+	/* the queue head deferred for locality: the groups kept for it and
+	 * when its placement is expected (a host-aware EASY reservation) */
+	int resv_job;    /* job index, -1 none */
+	double resv_until;
+	uint8_t *resv_mask; /* ngroups */
+	uint8_t *allowed;   /* scratch: hosts a backfilled job may use */
+	long deferrals;
+	char last_reason[256]; /* the engine's last refusal */
+	long lookahead_changed; /* decisions where the lookahead left the base choice */
+} sim;
+
+/* Arrays sized by the cluster and job count (shared by runs and forks). */
+int sim_alloc(sim *s);
+/* Frees what a run or fork owns (a fork shares the engine and network). */
+void sim_free(sim *s);
+/* Start job idx on hosts now. 0, or -1 with err. */
+int sim_start_job(sim *s, int idx, const int *hosts, topo_error *err);
+/* FCFS + EASY backfill pass over the queue. 0, or -1 with err. */
+int sim_schedule(sim *s, topo_error *err);
+/* Run events up to time `until` (INFINITY: to the end). 0, or -1 with err. */
+int sim_loop(sim *s, double until, topo_error *err);
+/* The communicating jobs' speeds after a start or end. */
+void sim_recompute_rates(sim *s);
+/* The engine's request for job idx. */
+void sim_build_request(const sim *s, int idx, place_request *r);
+/* Fabric bytes of a started job over its whole life: all, between leaves,
+ * between groups (0 for a job that does not communicate). */
+void sim_job_bytes(const sjob *j, double *total, double *xleaf, double *xgroup);
+
+/* ---- forks (sim_training.c) ------------------------------------------------ */
+
+/* A copy of s at this moment, with its own place_state, sharing s's engine
+ * and network. 0, or -1 when memory runs out (sim_free(f) either way). */
+int sim_fork(const sim *s, sim *f);
+
+/* ---- lookahead (sim_lookahead.c) --------------------------------------------- */
+
+#define SIM_LOOKAHEAD_MAX (1 + PLACE_MAX_ALTERNATIVES)
+
+/* The first k (<= SIM_LOOKAHEAD_MAX) same-size candidates of decision d
+ * for job idx, the chosen hosts first, their hosts copied into store
+ * (SIM_LOOKAHEAD_MAX x the job's hosts). Returns the count. */
+int sim_lookahead_candidates(const sim *s, int idx, const place_decision *d, const int *chosen,
+			     int k, place_choice *cand, int *store);
+/* The teacher's objective J (lower is better) of starting queue entry qi
+ * on each of nc candidates: one fork per candidate over the horizon.
+ * Returns the count evaluated, or -1 with err. */
+int sim_lookahead_eval(const sim *s, int qi, const place_choice *cand, int nc, double *J,
+		       topo_error *err);
+/* The lookahead policy: replace s->chosen (the base policy's pick for
+ * queue entry qi, decision d) with the candidate of lowest J. 0, or -1. */
+int sim_lookahead_pick(sim *s, int qi, const place_decision *d, topo_error *err);
+
+/* Add one decision of job idx labelled by J (target -J) to cfg->training;
+ * decisions whose candidates all tie are skipped. 0, or -1 with err. */
+int sim_training_add_decision(sim *s, int idx, const place_choice *cand, int nc,
+			      const double *J, topo_error *err);
+
+/* Training: re-run the decision just made for queue entry qi (its
+ * candidates in d, the chosen hosts in chosen) with each same-size
+ * candidate for cfg->lookahead_horizon_s, and add the sample set, labelled
+ * by the teacher's objective, to cfg->training. 0, or -1 with err. */
+int sim_training_sample(sim *s, int qi, const place_decision *d, const int *chosen,
+			topo_error *err);
 
 #endif

@@ -1,183 +1,144 @@
 /*
- * sim_training: the simulator's training samples for topognn-train.
- *
- * Written as one "topognn-samples" JSON document (the format topognn-train
- * --samples reads; docs/gnn.md and docs/simulator.md): per sampled decision
- * a graph of the cluster state (hosts, leaves, pods), and per candidate
- * placement a sample {set, set_features, target} whose target is what the
- * simulation measured after re-running the moment with that candidate.
+ * sim_training: the simulator's labelled decisions for the GNN (see
+ * sim_internal.h and docs/simulator.md, "Training samples"). A sampled
+ * decision is labelled by the lookahead teacher (sim_lookahead.c): each
+ * same-size candidate is started in a fork of the run that schedules on for
+ * a horizon, and its target is minus the teacher's objective. The state of
+ * the moment and the candidates' features go to the sample file
+ * (sim_samples.c). sim_fork() is here: both the teacher and the samples
+ * fork the run.
  */
 #include "sim_internal.h"
 
-#include "place_features.h"
-
-#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "place_features.h"
 
-struct sim_training {
-	sim_sample_set **sets;
-	int n, cap, nsamples;
-};
-
-sim_training *sim_training_new(void)
+/* A copy of s at this moment, with its own place_state. */
+int sim_fork(const sim *s, sim *f)
 {
-	return calloc(1, sizeof(sim_training));
-}
-
-void sim_sample_set_free(sim_sample_set *s)
-{
-	if (!s)
-		return;
-	for (int c = 0; s->sets && c < s->ncands; c++)
-		free(s->sets[c]);
-	free(s->sets);
-	free(s->set_len);
-	free(s->set_features);
-	free(s->targets);
-	free(s->features);
-	free(s->offsets);
-	free(s->neighbours);
-	free(s->weights);
-	free(s);
-}
-
-void sim_training_free(sim_training *t)
-{
-	if (!t)
-		return;
-	for (int i = 0; i < t->n; i++)
-		sim_sample_set_free(t->sets[i]);
-	free(t->sets);
-	free(t);
-}
-
-/* The state as the gnn scorer sees it (place_features): the static CSR
- * graph and the vertex features of the engine's state at this moment. */
-int sim_sample_graph(place_features *feat, const place_state *st, sim_sample_set *ss)
-{
-	int nv, ne;
-
-	ss->features = malloc(((size_t)place_features_max_vertices(feat) * PLACE_FEAT_VERTEX +
-			       1) * sizeof(float));
-	if (!ss->features)
+	memset(f, 0, sizeof(*f));
+	f->c = s->c;
+	f->cfg = s->cfg;
+	f->eng = s->eng;
+	f->net = s->net;
+	f->H = s->H;
+	f->G = s->G;
+	f->C = s->C;
+	f->ngroups = s->ngroups;
+	f->nj = s->nj;
+	f->is_fork = 1;
+	if (sim_alloc(f))
 		return -1;
-	/* builds this state's graph (host types, see place_features.h) */
-	place_features_vertices(feat, st, ss->features);
-	nv = place_features_nvertices(feat);
-	ne = place_features_nedges(feat);
-	ss->nvertices = nv;
-	ss->nentries = ne;
-	ss->offsets = malloc(((size_t)nv + 1) * sizeof(int32_t));
-	ss->neighbours = malloc(((size_t)ne + 1) * sizeof(int32_t));
-	ss->weights = malloc(((size_t)ne + 1) * sizeof(float));
-	if (!ss->offsets || !ss->neighbours || !ss->weights)
-		return -1;
-	memcpy(ss->offsets, place_features_offsets(feat), ((size_t)nv + 1) * sizeof(int32_t));
-	memcpy(ss->neighbours, place_features_neighbours(feat), (size_t)ne * sizeof(int32_t));
-	memcpy(ss->weights, place_features_weights(feat), (size_t)ne * sizeof(float));
-	return 0;
-}
+	memcpy(f->jobs, s->jobs, (size_t)s->nj * sizeof(*s->jobs));
+	for (int i = 0; i < s->nj; i++) {
+		f->jobs[i].hosts = NULL;
+		memset(&f->jobs[i].fl, 0, sizeof(f->jobs[i].fl));
+	}
+	memcpy(f->queue, s->queue, (size_t)s->nq * sizeof(int));
+	f->nq = s->nq;
+	f->next_arrival = s->next_arrival;
+	f->now = s->now;
+	/* restart the running jobs on the same hosts, keeping their progress */
+	for (int i = 0; i < s->nrun; i++) {
+		const sjob *o = &s->jobs[s->run[i]];
+		topo_error e;
 
-int sim_training_add(sim_training *t, sim_sample_set *s)
-{
-	if (t->n == t->cap) {
-		int cap = t->cap ? 2 * t->cap : 16;
-		sim_sample_set **n = realloc(t->sets, (size_t)cap * sizeof(*n));
-
-		if (!n) {
-			sim_sample_set_free(s);
+		if (sim_start_job(f, s->run[i], o->hosts, &e))
 			return -1;
-		}
-		t->sets = n;
-		t->cap = cap;
+		f->jobs[s->run[i]].start = o->start;
+		f->jobs[s->run[i]].work_left = o->work_left;
+		place_state_set_job_end(f->st, (uint32_t)s->run[i] + 1, o->start + o->req);
 	}
-	t->sets[t->n++] = s;
-	t->nsamples += s->ncands;
+	sim_recompute_rates(f);
 	return 0;
 }
 
-int sim_training_nsamples(const sim_training *t)
+/* Did every candidate score the same (as the float target would)? Such
+ * decisions carry no ranking signal and, kept, teach the model that
+ * nothing matters. */
+static int all_tied(const double *J, int nc)
 {
-	return t->nsamples;
+	for (int c = 1; c < nc; c++)
+		if (fabsf((float)J[c] - (float)J[0]) >= 1e-6f)
+			return 0;
+	return 1;
 }
 
-int sim_training_ngraphs(const sim_training *t)
+/* The set features the gnn scorer computes, on the state of this moment. */
+static int fill_sets(sim *s, int idx, const place_choice *cand, int nc, sim_sample_set *ss)
 {
-	return t->n;
-}
+	place_candidate pc[SIM_LOOKAHEAD_MAX];
+	place_request req;
 
-static void names(FILE *f, const char *key, const char *const *v, int n)
-{
-	fprintf(f, "\"%s\":[", key);
-	for (int i = 0; i < n; i++)
-		fprintf(f, "%s\"%s\"", i ? "," : "", v[i]);
-	fprintf(f, "]");
-}
-
-static void floats(FILE *f, const float *v, int n)
-{
-	fputc('[', f);
-	for (int i = 0; i < n; i++)
-		fprintf(f, "%s%.6g", i ? "," : "", (double)v[i]);
-	fputc(']', f);
-}
-
-static void graph(FILE *f, const sim_sample_set *s)
-{
-	fprintf(f, "{\"n_vertices\":%d,\"offsets\":[", s->nvertices);
-	for (int v = 0; v <= s->nvertices; v++)
-		fprintf(f, "%s%d", v ? "," : "", (int)s->offsets[v]);
-	fprintf(f, "],\n\"neighbours\":[");
-	for (int e = 0; e < s->nentries; e++)
-		fprintf(f, "%s%d", e ? "," : "", (int)s->neighbours[e]);
-	fprintf(f, "],\n\"weights\":");
-	floats(f, s->weights, s->nentries);
-	fprintf(f, ",\n\"features\":[");
-	for (int v = 0; v < s->nvertices; v++) {
-		fputs(v ? "," : "", f);
-		floats(f, &s->features[v * PLACE_FEAT_VERTEX], PLACE_FEAT_VERTEX);
-	}
-	fprintf(f, "],\n\"samples\":[");
-	for (int c = 0; c < s->ncands; c++) {
-		fprintf(f, "%s{\"set\":[", c ? ",\n" : "");
-		for (int i = 0; i < s->set_len[c]; i++)
-			fprintf(f, "%s%d", i ? "," : "", s->sets[c][i]);
-		fprintf(f, "],\"set_features\":");
-		floats(f, &s->set_features[c * PLACE_FEAT_SET], PLACE_FEAT_SET);
-		fprintf(f, ",\"target\":%.6g}", (double)s->targets[c]);
-	}
-	fprintf(f, "]}");
-}
-
-int sim_training_write(const sim_training *t, const char *path, topo_error *err)
-{
-	FILE *f;
-
-	if (t->n == 0) {
-		topo_error_set(err, path, 0,
-			       "no training samples were collected (no decision had two candidates)");
+	ss->ncands = nc;
+	ss->sets = calloc((size_t)nc, sizeof(int *));
+	ss->set_len = calloc((size_t)nc, sizeof(int));
+	ss->set_features = calloc((size_t)nc * PLACE_FEAT_SET, sizeof(float));
+	ss->targets = calloc((size_t)nc, sizeof(float));
+	if (sim_sample_graph(s->feat, s->st, ss) || !ss->sets || !ss->set_len ||
+	    !ss->set_features || !ss->targets)
 		return -1;
+	sim_build_request(s, idx, &req);
+	memset(pc, 0, sizeof(pc));
+	for (int c = 0; c < nc; c++) {
+		pc[c].hosts = cand[c].hosts;
+		pc[c].nhosts = cand[c].nhosts;
+		pc[c].kind = cand[c].kind;
 	}
-	f = fopen(path, "w");
-	if (!f) {
-		topo_error_set(err, path, 0, "cannot write: %s", strerror(errno));
-		return -1;
-	}
-	fprintf(f, "{\"format\":\"topognn-samples\",\"version\":1,\n");
-	names(f, "vertex_features", place_feature_vertex_names, PLACE_FEAT_VERTEX);
-	fprintf(f, ",\n");
-	names(f, "set_features", place_feature_set_names, PLACE_FEAT_SET);
-	fprintf(f, ",\n\"graphs\":[\n");
-	for (int i = 0; i < t->n; i++) {
-		fputs(i ? ",\n" : "", f);
-		graph(f, t->sets[i]);
-	}
-	fprintf(f, "]}\n");
-	if (ferror(f) | fclose(f)) {
-		topo_error_set(err, path, 0, "error writing the samples");
-		return -1;
+	place_features_sets(s->feat, s->st, &req, pc, nc, ss->set_features);
+	for (int c = 0; c < nc; c++) {
+		ss->sets[c] = malloc((size_t)cand[c].nhosts * sizeof(int));
+		if (!ss->sets[c])
+			return -1;
+		for (int k = 0; k < cand[c].nhosts; k++) /* hosts -> their graph vertices */
+			ss->sets[c][k] = place_features_host_vertex(s->feat)[cand[c].hosts[k]];
+		ss->set_len[c] = cand[c].nhosts;
 	}
 	return 0;
+}
+
+int sim_training_add_decision(sim *s, int idx, const place_choice *cand, int nc,
+			      const double *J, topo_error *err)
+{
+	sim_sample_set *ss;
+
+	if (nc < 2 || (!s->cfg->train_keep_ties && all_tied(J, nc)))
+		return 0; /* nothing to rank */
+	ss = calloc(1, sizeof(*ss));
+	if (!ss || fill_sets(s, idx, cand, nc, ss)) {
+		sim_sample_set_free(ss);
+		goto oom;
+	}
+	for (int c = 0; c < nc; c++) /* higher is better */
+		ss->targets[c] = (float)-J[c];
+	if (sim_samples_add(s->cfg->training, ss))
+		goto oom;
+	return 0;
+oom:
+	topo_error_set(err, "", 0, "out of memory collecting training samples");
+	return -1;
+}
+
+int sim_training_sample(sim *s, int qi, const place_decision *d, const int *chosen,
+			topo_error *err)
+{
+	int idx = s->queue[qi], nc, rc = -1;
+	place_choice cand[SIM_LOOKAHEAD_MAX];
+	double J[SIM_LOOKAHEAD_MAX];
+	int *store = malloc((size_t)SIM_LOOKAHEAD_MAX * s->jobs[idx].nh * sizeof(int));
+
+	if (!store) {
+		topo_error_set(err, "", 0, "out of memory collecting training samples");
+		return -1;
+	}
+	nc = sim_lookahead_candidates(s, idx, d, chosen, s->cfg->lookahead_k, cand, store);
+	if (nc < 2)
+		rc = 0;
+	else if (sim_lookahead_eval(s, qi, cand, nc, J, err) >= 0)
+		rc = sim_training_add_decision(s, idx, cand, nc, J, err);
+	free(store);
+	return rc;
 }

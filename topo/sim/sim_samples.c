@@ -1,15 +1,197 @@
 /*
- * samples: reading topognn-train's sample file (see samples.h). Every
- * rejection names the file and the JSON path of the offending value.
+ * sim_samples: the training sample file, both ends (see sim_samples.h).
+ *
+ * Writing: the simulator's sampled decisions (sim_training.c) and
+ * placement-report's history export collect sim_sample_sets, one per
+ * decision (the cluster state as the gnn scorer's graph, and per candidate
+ * its vertex set, set features and target), and write them as one
+ * "topognn-samples" JSON document. Reading: topognn-train loads such files
+ * into gnn_train_graph views over owned arrays; every rejection names the
+ * file and the JSON path of the offending value. One module, so the
+ * format's two ends cannot drift apart (tests/test_gnn_samples.c writes a
+ * file here and reads it back).
  */
-#include "samples.h"
+#include "sim_samples.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "place_features.h"
+
+/* ---- writing ------------------------------------------------------------------ */
+
+struct sim_samples {
+	sim_sample_set **sets;
+	int n, cap, nsamples;
+};
+
+sim_samples *sim_samples_new(void)
+{
+	return calloc(1, sizeof(sim_samples));
+}
+
+void sim_sample_set_free(sim_sample_set *s)
+{
+	if (!s)
+		return;
+	for (int c = 0; s->sets && c < s->ncands; c++)
+		free(s->sets[c]);
+	free(s->sets);
+	free(s->set_len);
+	free(s->set_features);
+	free(s->targets);
+	free(s->features);
+	free(s->offsets);
+	free(s->neighbours);
+	free(s->weights);
+	free(s);
+}
+
+void sim_samples_free(sim_samples *t)
+{
+	if (!t)
+		return;
+	for (int i = 0; i < t->n; i++)
+		sim_sample_set_free(t->sets[i]);
+	free(t->sets);
+	free(t);
+}
+
+/* The state as the gnn scorer sees it (place_features): the static CSR
+ * graph and the vertex features of the engine's state at this moment. */
+int sim_sample_graph(place_features *feat, const place_state *st, sim_sample_set *ss)
+{
+	int nv, ne;
+
+	ss->features = malloc(((size_t)place_features_max_vertices(feat) * PLACE_FEAT_VERTEX +
+			       1) * sizeof(float));
+	if (!ss->features)
+		return -1;
+	/* builds this state's graph (host types, see place_features.h) */
+	place_features_vertices(feat, st, ss->features);
+	nv = place_features_nvertices(feat);
+	ne = place_features_nedges(feat);
+	ss->nvertices = nv;
+	ss->nentries = ne;
+	ss->offsets = malloc(((size_t)nv + 1) * sizeof(int32_t));
+	ss->neighbours = malloc(((size_t)ne + 1) * sizeof(int32_t));
+	ss->weights = malloc(((size_t)ne + 1) * sizeof(float));
+	if (!ss->offsets || !ss->neighbours || !ss->weights)
+		return -1;
+	memcpy(ss->offsets, place_features_offsets(feat), ((size_t)nv + 1) * sizeof(int32_t));
+	memcpy(ss->neighbours, place_features_neighbours(feat), (size_t)ne * sizeof(int32_t));
+	memcpy(ss->weights, place_features_weights(feat), (size_t)ne * sizeof(float));
+	return 0;
+}
+
+int sim_samples_add(sim_samples *t, sim_sample_set *s)
+{
+	if (t->n == t->cap) {
+		int cap = t->cap ? 2 * t->cap : 16;
+		sim_sample_set **n = realloc(t->sets, (size_t)cap * sizeof(*n));
+
+		if (!n) {
+			sim_sample_set_free(s);
+			return -1;
+		}
+		t->sets = n;
+		t->cap = cap;
+	}
+	t->sets[t->n++] = s;
+	t->nsamples += s->ncands;
+	return 0;
+}
+
+int sim_samples_nsamples(const sim_samples *t)
+{
+	return t->nsamples;
+}
+
+int sim_samples_ngraphs(const sim_samples *t)
+{
+	return t->n;
+}
+
+static void names(FILE *f, const char *key, const char *const *v, int n)
+{
+	fprintf(f, "\"%s\":[", key);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s\"%s\"", i ? "," : "", v[i]);
+	fprintf(f, "]");
+}
+
+static void floats(FILE *f, const float *v, int n)
+{
+	fputc('[', f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%.6g", i ? "," : "", (double)v[i]);
+	fputc(']', f);
+}
+
+static void graph(FILE *f, const sim_sample_set *s)
+{
+	fprintf(f, "{\"n_vertices\":%d,\"offsets\":[", s->nvertices);
+	for (int v = 0; v <= s->nvertices; v++)
+		fprintf(f, "%s%d", v ? "," : "", (int)s->offsets[v]);
+	fprintf(f, "],\n\"neighbours\":[");
+	for (int e = 0; e < s->nentries; e++)
+		fprintf(f, "%s%d", e ? "," : "", (int)s->neighbours[e]);
+	fprintf(f, "],\n\"weights\":");
+	floats(f, s->weights, s->nentries);
+	fprintf(f, ",\n\"features\":[");
+	for (int v = 0; v < s->nvertices; v++) {
+		fputs(v ? "," : "", f);
+		floats(f, &s->features[v * PLACE_FEAT_VERTEX], PLACE_FEAT_VERTEX);
+	}
+	fprintf(f, "],\n\"samples\":[");
+	for (int c = 0; c < s->ncands; c++) {
+		fprintf(f, "%s{\"set\":[", c ? ",\n" : "");
+		for (int i = 0; i < s->set_len[c]; i++)
+			fprintf(f, "%s%d", i ? "," : "", s->sets[c][i]);
+		fprintf(f, "],\"set_features\":");
+		floats(f, &s->set_features[c * PLACE_FEAT_SET], PLACE_FEAT_SET);
+		fprintf(f, ",\"target\":%.6g}", (double)s->targets[c]);
+	}
+	fprintf(f, "]}");
+}
+
+int sim_samples_write(const sim_samples *t, const char *path, topo_error *err)
+{
+	FILE *f;
+
+	if (t->n == 0) {
+		topo_error_set(err, path, 0,
+			       "no training samples were collected (no decision had two candidates)");
+		return -1;
+	}
+	f = fopen(path, "w");
+	if (!f) {
+		topo_error_set(err, path, 0, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	fprintf(f, "{\"format\":\"%s\",\"version\":%d,\n", SIM_SAMPLES_FORMAT, SIM_SAMPLES_VERSION);
+	names(f, "vertex_features", place_feature_vertex_names, PLACE_FEAT_VERTEX);
+	fprintf(f, ",\n");
+	names(f, "set_features", place_feature_set_names, PLACE_FEAT_SET);
+	fprintf(f, ",\n\"graphs\":[\n");
+	for (int i = 0; i < t->n; i++) {
+		fputs(i ? ",\n" : "", f);
+		graph(f, t->sets[i]);
+	}
+	fprintf(f, "]}\n");
+	if (ferror(f) | fclose(f)) {
+		topo_error_set(err, path, 0, "error writing the samples");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- reading ------------------------------------------------------------------ */
 
 struct where {
 	const char *file;
@@ -69,7 +251,7 @@ static int read_vertex(const json_t *v, size_t n, int32_t *out)
 }
 
 static int read_csr(const struct where *w, const json_t *g, size_t gi, size_t n,
-		    struct samples_graph_store *st, size_t *n_edges)
+		    struct sim_samples_graph_store *st, size_t *n_edges)
 {
 	const json_t *off = json_object_get(g, "offsets"), *nb = json_object_get(g, "neighbours");
 	const json_t *wt = json_object_get(g, "weights");
@@ -110,7 +292,7 @@ static int read_csr(const struct where *w, const json_t *g, size_t gi, size_t n,
 
 /* Undirected edge list [[u, v], [u, v, weight], ...] into CSR, both ways. */
 static int read_edges(const struct where *w, const json_t *edges, size_t gi, size_t n,
-		      struct samples_graph_store *st, size_t *n_edges)
+		      struct sim_samples_graph_store *st, size_t *n_edges)
 {
 	const size_t m = json_array_size(edges);
 	size_t i, *fill = calloc(n + 1, sizeof(size_t));
@@ -187,7 +369,7 @@ static int read_rows(const struct where *w, const json_t *a, const char *what, s
 }
 
 static int read_samples(const struct where *w, const json_t *a, size_t gi, size_t n,
-			size_t nsf, struct samples_graph_store *st, size_t *count)
+			size_t nsf, struct sim_samples_graph_store *st, size_t *count)
 {
 	size_t i, j, total = 0;
 
@@ -232,9 +414,9 @@ static int read_samples(const struct where *w, const json_t *a, size_t gi, size_
 	return 0;
 }
 
-static int read_graph(const struct where *w, const json_t *g, size_t gi, struct samples *s)
+static int read_graph(const struct where *w, const json_t *g, size_t gi, sim_samples_file *s)
 {
-	struct samples_graph_store *st = &s->store[gi];
+	struct sim_samples_graph_store *st = &s->store[gi];
 	gnn_train_graph *tg = &s->graphs[gi];
 	const json_t *nv = json_object_get(g, "n_vertices"), *edges = json_object_get(g, "edges");
 	size_t n, n_edges;
@@ -266,7 +448,7 @@ static int read_graph(const struct where *w, const json_t *g, size_t gi, struct 
 	return 0;
 }
 
-int samples_load(const char *path, struct samples *s, gnn_error *err)
+int sim_samples_load(const char *path, sim_samples_file *s, gnn_error *err)
 {
 	const struct where w = {path, err};
 	json_error_t jerr;
@@ -287,10 +469,10 @@ int samples_load(const char *path, struct samples *s, gnn_error *err)
 	}
 	graphs = json_object_get(root, "graphs");
 	if (!json_is_string(json_object_get(root, "format")) ||
-	    strcmp(json_string_value(json_object_get(root, "format")), SAMPLES_FORMAT) != 0)
-		gnn_error_set(err, path, "format", "expected \"%s\"", SAMPLES_FORMAT);
-	else if (json_integer_value(json_object_get(root, "version")) != SAMPLES_VERSION)
-		gnn_error_set(err, path, "version", "expected %d", SAMPLES_VERSION);
+	    strcmp(json_string_value(json_object_get(root, "format")), SIM_SAMPLES_FORMAT) != 0)
+		gnn_error_set(err, path, "format", "expected \"%s\"", SIM_SAMPLES_FORMAT);
+	else if (json_integer_value(json_object_get(root, "version")) != SIM_SAMPLES_VERSION)
+		gnn_error_set(err, path, "version", "expected %d", SIM_SAMPLES_VERSION);
 	else if (read_names(&w, root, "vertex_features", &s->n_vertex_features, &s->vertex_names) ||
 		 read_names(&w, root, "set_features", &s->n_set_features, &s->set_names))
 		; /* error filled */
@@ -307,16 +489,16 @@ int samples_load(const char *path, struct samples *s, gnn_error *err)
 	}
 	json_decref(root);
 	if (rc)
-		samples_free(s);
+		sim_samples_file_free(s);
 	return rc;
 }
 
-void samples_free(struct samples *s)
+void sim_samples_file_free(sim_samples_file *s)
 {
 	size_t i;
 
 	for (i = 0; s->store && i < s->n_graphs; i++) {
-		struct samples_graph_store *st = &s->store[i];
+		struct sim_samples_graph_store *st = &s->store[i];
 
 		free(st->offsets);
 		free(st->neighbours);
@@ -338,7 +520,7 @@ void samples_free(struct samples *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void samples_feature_stats(const struct samples *s, int set, float *mean, float *std)
+void sim_samples_feature_stats(const sim_samples_file *s, int set, float *mean, float *std)
 {
 	const size_t nf = set ? s->n_set_features : s->n_vertex_features;
 	size_t f, g, r;
@@ -373,19 +555,19 @@ static int same_names(char **a, size_t na, char **b, size_t nb)
 	return 1;
 }
 
-int samples_append(struct samples *into, struct samples *from, const char *path,
+int sim_samples_append(sim_samples_file *into, sim_samples_file *from, const char *path,
 		   gnn_error *err)
 {
 	size_t n = into->n_graphs + from->n_graphs;
 	gnn_train_graph *g;
-	struct samples_graph_store *st;
+	struct sim_samples_graph_store *st;
 
 	if (!same_names(into->vertex_names, into->n_vertex_features, from->vertex_names,
 			from->n_vertex_features) ||
 	    !same_names(into->set_names, into->n_set_features, from->set_names,
 			from->n_set_features)) {
 		gnn_error_set(err, path, "", "its feature names differ from the first sample file's");
-		samples_free(from);
+		sim_samples_file_free(from);
 		return -1;
 	}
 	g = realloc(into->graphs, (n + 1) * sizeof(*g));
@@ -394,7 +576,7 @@ int samples_append(struct samples *into, struct samples *from, const char *path,
 	st = g ? realloc(into->store, (n + 1) * sizeof(*st)) : NULL;
 	if (!st) {
 		gnn_error_set(err, path, "", "out of memory");
-		samples_free(from);
+		sim_samples_file_free(from);
 		return -1;
 	}
 	into->store = st;
@@ -402,6 +584,6 @@ int samples_append(struct samples *into, struct samples *from, const char *path,
 	memcpy(into->store + into->n_graphs, from->store, from->n_graphs * sizeof(*st));
 	into->n_graphs = n;
 	from->n_graphs = 0; /* the arrays now belong to `into` */
-	samples_free(from);
+	sim_samples_file_free(from);
 	return 0;
 }
