@@ -14,11 +14,13 @@
 #include "topo_affinity.h"
 #include "topo_analysis.h"
 #include "topo_dot.h"
+#include "topo_ethfabric.h"
 #include "topo_fabric.h"
 #include "topo_graph.h"
 #include "topo_hwloc.h"
 #include "topo_ibnetdiscover.h"
 #include "topo_json.h"
+#include "topo_netq.h"
 #include "topo_summary.h"
 #include "topo_topology_conf.h"
 #ifdef HAVE_IBNETDISC
@@ -28,6 +30,9 @@
 typedef struct options {
 	const char *ibnetdiscover, *topology_conf_in, *hwloc, *hwloc_dir, *graph;
 	const char *hostname, *host_pattern, *ca;
+	const char *netq;
+	const char *nic_roles[16]; /* --nic-role ROLE=REGEX, in order */
+	int nnic_roles;
 	int ibnd, ca_port, hwloc_live;
 	int json, dot, summary, affinity;
 	const char *topology_conf_out; /* "tree" or "block" */
@@ -45,6 +50,9 @@ static void usage(FILE *out)
 	      "  --hwloc-live             this machine, through hwloc\n"
 	      "  --hwloc-dir DIR          one HOST.xml per host\n"
 	      "  --graph FILE.json        a topognn graph file\n"
+	      "  --netq FILE              a NetQ topology graph (Ethernet/RoCE fabric)\n"
+	      "  --nic-role ROLE=REGEX    NICs whose netdev or SWITCH:PORT matches are ROLE\n"
+	      "                           (compute, storage, management; repeatable; first wins)\n"
 	      "  --host-pattern REGEX     how to split a node description into host and HCA\n"
 	      "                           (default: " TOPO_FABRIC_DEFAULT_HOST_PATTERN ")\n"
 	      "outputs (default --summary):\n"
@@ -59,7 +67,8 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, options *o)
 {
 	enum { O_IBNET = 256, O_IBND, O_CA, O_PORT, O_TCONF, O_HWLOC, O_HWLOC_LIVE, O_HWLOC_DIR,
-	       O_GRAPH, O_HOSTNAME, O_PATTERN, O_JSON, O_DOT, O_SUMMARY, O_AFFINITY };
+	       O_GRAPH, O_HOSTNAME, O_PATTERN, O_JSON, O_DOT, O_SUMMARY, O_AFFINITY, O_NETQ,
+	       O_NIC_ROLE };
 	static const struct option longopts[] = {
 		{ "ibnetdiscover", required_argument, NULL, O_IBNET },
 		{ "ibnd", no_argument, NULL, O_IBND },
@@ -76,6 +85,8 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "dot", no_argument, NULL, O_DOT },
 		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ "affinity", no_argument, NULL, O_AFFINITY },
+		{ "netq", required_argument, NULL, O_NETQ },
+		{ "nic-role", required_argument, NULL, O_NIC_ROLE },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -104,6 +115,14 @@ static int parse_args(int argc, char **argv, options *o)
 		case O_DOT: o->dot = 1; break;
 		case O_SUMMARY: o->summary = 1; break;
 		case O_AFFINITY: o->affinity = 1; break;
+		case O_NETQ: o->netq = optarg; break;
+		case O_NIC_ROLE:
+			if (o->nnic_roles == (int)(sizeof(o->nic_roles) / sizeof(o->nic_roles[0]))) {
+				fputs("topognn-discover: too many --nic-role rules\n", stderr);
+				return -1;
+			}
+			o->nic_roles[o->nnic_roles++] = optarg;
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -113,7 +132,7 @@ static int parse_args(int argc, char **argv, options *o)
 		return -1;
 	}
 	if (!o->ibnetdiscover && !o->ibnd && !o->topology_conf_in && !o->hwloc && !o->hwloc_dir &&
-	    !o->graph && !o->hwloc_live) {
+	    !o->graph && !o->hwloc_live && !o->netq) {
 		fputs("topognn-discover: no source given\n", stderr);
 		usage(stderr);
 		return -1;
@@ -127,7 +146,8 @@ static int parse_args(int argc, char **argv, options *o)
 	return 0;
 }
 
-static int load_sources(topo_graph *g, const options *o, topo_error *err)
+static int load_sources(topo_graph *g, const options *o, const topo_nic_rules *rules,
+			topo_error *err)
 {
 	topo_fabric_opts fopts = { .host_pattern = o->host_pattern };
 	int fabric = 0;
@@ -154,6 +174,11 @@ static int load_sources(topo_graph *g, const options *o, topo_error *err)
 			return -1;
 		fabric = 1;
 	}
+	if (o->netq) {
+		if (topo_load_netq(g, o->netq, rules, err) < 0)
+			return -1;
+		fabric = 1;
+	}
 	if (o->hwloc && topo_load_hwloc_xml(g, o->hwloc, o->hostname, err) < 0)
 		return -1;
 	if (o->hwloc_live && topo_load_hwloc_live(g, err) < 0)
@@ -176,6 +201,8 @@ static const char *source_name(const options *o)
 		return o->topology_conf_in;
 	if (o->graph)
 		return o->graph;
+	if (o->netq)
+		return o->netq;
 	return o->hwloc ? o->hwloc : o->hwloc_dir ? o->hwloc_dir : "hwloc";
 }
 
@@ -278,6 +305,7 @@ static int write_outputs(const topo_graph *g, const options *o, topo_error *err)
 int main(int argc, char **argv)
 {
 	options o = { .ca_port = 0 };
+	topo_nic_rules *rules;
 	topo_graph *g;
 	topo_error err;
 	char msg[TOPO_ERROR_TEXT_LEN + TOPO_ERROR_SOURCE_LEN + 32];
@@ -291,9 +319,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	topo_error_clear(&err);
-	rc = load_sources(g, &o, &err) < 0 || write_outputs(g, &o, &err) < 0;
+	rules = topo_nic_rules_new(o.nic_roles, o.nnic_roles, &err);
+	rc = !rules || load_sources(g, &o, rules, &err) < 0 || write_outputs(g, &o, &err) < 0;
 	if (rc)
 		fprintf(stderr, "topognn-discover: %s\n", topo_error_format(&err, msg, sizeof(msg)));
+	topo_nic_rules_free(rules);
 	topo_graph_free(g);
 	return rc;
 }
