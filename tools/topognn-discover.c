@@ -21,6 +21,7 @@
 #include "topo_ibnetdiscover.h"
 #include "topo_json.h"
 #include "topo_netq.h"
+#include "topo_nvsmi.h"
 #include "topo_summary.h"
 #include "topo_topology_conf.h"
 #ifdef HAVE_IBNETDISC
@@ -30,7 +31,7 @@
 typedef struct options {
 	const char *ibnetdiscover, *topology_conf_in, *hwloc, *hwloc_dir, *graph;
 	const char *hostname, *host_pattern, *ca;
-	const char *netq;
+	const char *netq, *nvidia_smi;
 	const char *nic_roles[16]; /* --nic-role ROLE=REGEX, in order */
 	int nnic_roles;
 	int ibnd, ca_port, hwloc_live;
@@ -51,6 +52,7 @@ static void usage(FILE *out)
 	      "  --hwloc-dir DIR          one HOST.xml per host\n"
 	      "  --graph FILE.json        a topognn graph file\n"
 	      "  --netq FILE              a NetQ topology graph (Ethernet/RoCE fabric)\n"
+	      "  --nvidia-smi DIR         one HOST.txt (`nvidia-smi -q`) per host: NVLink domains\n"
 	      "  --nic-role ROLE=REGEX    NICs whose netdev or SWITCH:PORT matches are ROLE\n"
 	      "                           (compute, storage, management; repeatable; first wins)\n"
 	      "  --host-pattern REGEX     how to split a node description into host and HCA\n"
@@ -68,7 +70,7 @@ static int parse_args(int argc, char **argv, options *o)
 {
 	enum { O_IBNET = 256, O_IBND, O_CA, O_PORT, O_TCONF, O_HWLOC, O_HWLOC_LIVE, O_HWLOC_DIR,
 	       O_GRAPH, O_HOSTNAME, O_PATTERN, O_JSON, O_DOT, O_SUMMARY, O_AFFINITY, O_NETQ,
-	       O_NIC_ROLE };
+	       O_NIC_ROLE, O_NVSMI };
 	static const struct option longopts[] = {
 		{ "ibnetdiscover", required_argument, NULL, O_IBNET },
 		{ "ibnd", no_argument, NULL, O_IBND },
@@ -87,6 +89,7 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "affinity", no_argument, NULL, O_AFFINITY },
 		{ "netq", required_argument, NULL, O_NETQ },
 		{ "nic-role", required_argument, NULL, O_NIC_ROLE },
+		{ "nvidia-smi", required_argument, NULL, O_NVSMI },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -116,6 +119,7 @@ static int parse_args(int argc, char **argv, options *o)
 		case O_SUMMARY: o->summary = 1; break;
 		case O_AFFINITY: o->affinity = 1; break;
 		case O_NETQ: o->netq = optarg; break;
+		case O_NVSMI: o->nvidia_smi = optarg; break;
 		case O_NIC_ROLE:
 			if (o->nnic_roles == (int)(sizeof(o->nic_roles) / sizeof(o->nic_roles[0]))) {
 				fputs("topognn-discover: too many --nic-role rules\n", stderr);
@@ -132,7 +136,8 @@ static int parse_args(int argc, char **argv, options *o)
 		return -1;
 	}
 	if (!o->ibnetdiscover && !o->ibnd && !o->topology_conf_in && !o->hwloc && !o->hwloc_dir &&
-	    !o->graph && !o->hwloc_live && !o->netq) {
+	    !o->graph && !o->hwloc_live && !o->netq &&
+	    !o->nvidia_smi) {
 		fputs("topognn-discover: no source given\n", stderr);
 		usage(stderr);
 		return -1;
@@ -185,6 +190,8 @@ static int load_sources(topo_graph *g, const options *o, const topo_nic_rules *r
 		return -1;
 	if (o->hwloc_dir && topo_load_hwloc_dir(g, o->hwloc_dir, err) < 0)
 		return -1;
+	if (o->nvidia_smi && topo_load_nvidia_smi_dir(g, o->nvidia_smi, err) < 0)
+		return -1;
 	if (fabric && topo_analyze(g, err) < 0)
 		return -1;
 	return topo_graph_canonicalize(g);
@@ -203,6 +210,8 @@ static const char *source_name(const options *o)
 		return o->graph;
 	if (o->netq)
 		return o->netq;
+	if (o->nvidia_smi)
+		return o->nvidia_smi;
 	return o->hwloc ? o->hwloc : o->hwloc_dir ? o->hwloc_dir : "hwloc";
 }
 

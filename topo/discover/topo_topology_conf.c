@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "topo_hostdir.h"
 #include "topo_hostlist.h"
 
 /* Most names (nodes and switch references) one file may expand to. */
@@ -840,49 +841,13 @@ out:
 
 int topo_load_topology_conf(topo_graph *g, const char *path, topo_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
+	size_t len;
+	char *buf = topo_read_file(path, TOPO_TOPOLOGY_CONF_MAX_BYTES, &len, err);
 	int rc;
 
-	if (!f) {
-		topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
+	if (!buf)
 		return -1;
-	}
-	for (;;) {
-		size_t got;
-
-		if (len == cap) {
-			char *n;
-
-			if (cap >= TOPO_TOPOLOGY_CONF_MAX_BYTES) {
-				topo_error_set(err, path, 0, "file is larger than %u bytes",
-					       TOPO_TOPOLOGY_CONF_MAX_BYTES);
-				goto fail;
-			}
-			cap = cap ? cap * 2 : 65536;
-			n = realloc(buf, cap);
-			if (!n) {
-				topo_error_set(err, path, 0, "out of memory");
-				goto fail;
-			}
-			buf = n;
-		}
-		got = fread(buf + len, 1, cap - len, f);
-		len += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(f)) {
-		topo_error_set(err, path, 0, "read error: %s", strerror(errno));
-		goto fail;
-	}
-	fclose(f);
 	rc = topo_parse_topology_conf(g, buf, len, path, err);
 	free(buf);
 	return rc;
-fail:
-	fclose(f);
-	free(buf);
-	return -1;
 }
