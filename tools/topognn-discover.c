@@ -20,6 +20,7 @@
 #include "topo_hwloc.h"
 #include "topo_ibnetdiscover.h"
 #include "topo_json.h"
+#include "topo_lldp.h"
 #include "topo_netq.h"
 #include "topo_nvsmi.h"
 #include "topo_summary.h"
@@ -31,7 +32,8 @@
 typedef struct options {
 	const char *ibnetdiscover, *topology_conf_in, *hwloc, *hwloc_dir, *graph;
 	const char *hostname, *host_pattern, *ca;
-	const char *netq, *nvidia_smi;
+	const char *netq, *nvidia_smi, *lldp, *lldp_socket, *sysfs;
+	int lldp_live;
 	const char *nic_roles[16]; /* --nic-role ROLE=REGEX, in order */
 	int nnic_roles;
 	int ibnd, ca_port, hwloc_live;
@@ -52,6 +54,13 @@ static void usage(FILE *out)
 	      "  --hwloc-dir DIR          one HOST.xml per host\n"
 	      "  --graph FILE.json        a topognn graph file\n"
 	      "  --netq FILE              a NetQ topology graph (Ethernet/RoCE fabric)\n"
+	      "  --lldp DIR               one HOST.json (`lldpcli -f json show neighbors details`)\n"
+	      "                           per host or switch: an Ethernet/RoCE fabric\n"
+	      "  --lldp-live              this host's LLDP neighbors, through lldpcli\n"
+	      "     --lldp-socket PATH    lldpd's control socket (lldpcli -u)\n"
+	      "  --sysfs DIR              sysfs for NIC RDMA devices and speeds: with --lldp-live\n"
+	      "                           the root (default /sys), with --lldp one copy per host\n"
+	      "                           (DIR/HOST/class/net/...)\n"
 	      "  --nvidia-smi DIR         one HOST.txt (`nvidia-smi -q`) per host: NVLink domains\n"
 	      "  --nic-role ROLE=REGEX    NICs whose netdev or SWITCH:PORT matches are ROLE\n"
 	      "                           (compute, storage, management; repeatable; first wins)\n"
@@ -70,7 +79,7 @@ static int parse_args(int argc, char **argv, options *o)
 {
 	enum { O_IBNET = 256, O_IBND, O_CA, O_PORT, O_TCONF, O_HWLOC, O_HWLOC_LIVE, O_HWLOC_DIR,
 	       O_GRAPH, O_HOSTNAME, O_PATTERN, O_JSON, O_DOT, O_SUMMARY, O_AFFINITY, O_NETQ,
-	       O_NIC_ROLE, O_NVSMI };
+	       O_NIC_ROLE, O_NVSMI, O_LLDP, O_LLDP_LIVE, O_LLDP_SOCKET, O_SYSFS };
 	static const struct option longopts[] = {
 		{ "ibnetdiscover", required_argument, NULL, O_IBNET },
 		{ "ibnd", no_argument, NULL, O_IBND },
@@ -90,6 +99,10 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "netq", required_argument, NULL, O_NETQ },
 		{ "nic-role", required_argument, NULL, O_NIC_ROLE },
 		{ "nvidia-smi", required_argument, NULL, O_NVSMI },
+		{ "lldp", required_argument, NULL, O_LLDP },
+		{ "lldp-live", no_argument, NULL, O_LLDP_LIVE },
+		{ "lldp-socket", required_argument, NULL, O_LLDP_SOCKET },
+		{ "sysfs", required_argument, NULL, O_SYSFS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -120,6 +133,10 @@ static int parse_args(int argc, char **argv, options *o)
 		case O_AFFINITY: o->affinity = 1; break;
 		case O_NETQ: o->netq = optarg; break;
 		case O_NVSMI: o->nvidia_smi = optarg; break;
+		case O_LLDP: o->lldp = optarg; break;
+		case O_LLDP_LIVE: o->lldp_live = 1; break;
+		case O_LLDP_SOCKET: o->lldp_socket = optarg; break;
+		case O_SYSFS: o->sysfs = optarg; break;
 		case O_NIC_ROLE:
 			if (o->nnic_roles == (int)(sizeof(o->nic_roles) / sizeof(o->nic_roles[0]))) {
 				fputs("topognn-discover: too many --nic-role rules\n", stderr);
@@ -137,7 +154,7 @@ static int parse_args(int argc, char **argv, options *o)
 	}
 	if (!o->ibnetdiscover && !o->ibnd && !o->topology_conf_in && !o->hwloc && !o->hwloc_dir &&
 	    !o->graph && !o->hwloc_live && !o->netq &&
-	    !o->nvidia_smi) {
+	    !o->nvidia_smi && !o->lldp && !o->lldp_live) {
 		fputs("topognn-discover: no source given\n", stderr);
 		usage(stderr);
 		return -1;
@@ -190,6 +207,16 @@ static int load_sources(topo_graph *g, const options *o, const topo_nic_rules *r
 		return -1;
 	if (o->hwloc_dir && topo_load_hwloc_dir(g, o->hwloc_dir, err) < 0)
 		return -1;
+	if (o->lldp) {
+		if (topo_load_lldp_dir(g, o->lldp, o->sysfs, rules, err) < 0)
+			return -1;
+		fabric = 1;
+	}
+	if (o->lldp_live) {
+		if (topo_load_lldp_live(g, o->hostname, o->lldp_socket, o->sysfs, rules, 0, err) < 0)
+			return -1;
+		fabric = 1;
+	}
 	if (o->nvidia_smi && topo_load_nvidia_smi_dir(g, o->nvidia_smi, err) < 0)
 		return -1;
 	if (fabric && topo_analyze(g, err) < 0)
@@ -210,6 +237,10 @@ static const char *source_name(const options *o)
 		return o->graph;
 	if (o->netq)
 		return o->netq;
+	if (o->lldp)
+		return o->lldp;
+	if (o->lldp_live)
+		return "live LLDP (lldpcli)";
 	if (o->nvidia_smi)
 		return o->nvidia_smi;
 	return o->hwloc ? o->hwloc : o->hwloc_dir ? o->hwloc_dir : "hwloc";
