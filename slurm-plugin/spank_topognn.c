@@ -318,7 +318,7 @@ static int load_host(topo_graph *g, const char *node, topo_error *err)
 static bind_plan *make_plan(env_ctx *c, const char *node, const char *cores, int ntasks)
 {
 	topo_graph *g = topo_graph_new();
-	bind_policy pol = { conf.socket_ifname, conf.rail_aligned, conf.cpu_bind };
+	bind_policy pol = { conf.socket_ifname, conf.rail_aligned, conf.cpu_bind, "/sys" };
 	bind_request req = { 0 };
 	const char *from, *plan;
 	topo_error err;

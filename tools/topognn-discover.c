@@ -219,6 +219,10 @@ static int load_sources(topo_graph *g, const options *o, const topo_nic_rules *r
 	}
 	if (o->nvidia_smi && topo_load_nvidia_smi_dir(g, o->nvidia_smi, err) < 0)
 		return -1;
+	if (o->nnic_roles > 0 && topo_nic_rules_apply(g, rules) < 0) {
+		topo_error_set(err, "", 0, "out of memory");
+		return -1;
+	}
 	if (fabric && topo_analyze(g, err) < 0)
 		return -1;
 	return topo_graph_canonicalize(g);

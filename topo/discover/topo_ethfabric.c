@@ -11,7 +11,6 @@
 #define _GNU_SOURCE /* strverscmp */
 #include "topo_ethfabric.h"
 
-#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,93 +20,6 @@
 
 /* A CA's description is "HOST LOCAL"; LOCAL may hold any non-blank. */
 #define ETH_HOST_PATTERN "^([^ ]+) ([^ ]+)$"
-
-/* ---- NIC roles ------------------------------------------------------------ */
-
-static const char *const role_names[] = { "compute", "storage", "management" };
-
-const char *topo_nic_role_name(topo_nic_role r)
-{
-	return (unsigned)r < 3 ? role_names[r] : "compute";
-}
-
-int topo_nic_role_parse(const char *s)
-{
-	for (int i = 0; i < 3; i++)
-		if (s && strcmp(s, role_names[i]) == 0)
-			return i;
-	return -1;
-}
-
-struct topo_nic_rules {
-	int n;
-	topo_nic_role *role;
-	regex_t *re;
-};
-
-void topo_nic_rules_free(topo_nic_rules *r)
-{
-	if (!r)
-		return;
-	for (int i = 0; i < r->n; i++)
-		regfree(&r->re[i]);
-	free(r->re);
-	free(r->role);
-	free(r);
-}
-
-topo_nic_rules *topo_nic_rules_new(const char *const *rules, int n, topo_error *err)
-{
-	topo_nic_rules *r = calloc(1, sizeof(*r));
-
-	if (!r || !(r->re = calloc((size_t)n + 1, sizeof(*r->re))) ||
-	    !(r->role = calloc((size_t)n + 1, sizeof(*r->role)))) {
-		topo_nic_rules_free(r);
-		topo_error_set(err, "", 0, "out of memory");
-		return NULL;
-	}
-	for (int i = 0; i < n; i++) {
-		const char *eq = strchr(rules[i], '=');
-		char role[32], msg[160];
-		int rc, k;
-
-		if (!eq || eq == rules[i] || (size_t)(eq - rules[i]) >= sizeof(role))
-			goto bad;
-		snprintf(role, sizeof(role), "%.*s", (int)(eq - rules[i]), rules[i]);
-		if ((k = topo_nic_role_parse(role)) < 0)
-			goto bad;
-		rc = regcomp(&r->re[i], eq + 1, REG_EXTENDED | REG_NOSUB);
-		if (rc != 0) {
-			regerror(rc, &r->re[i], msg, sizeof(msg));
-			regfree(&r->re[i]);
-			topo_error_set(err, "", 0, "NIC role rule \"%s\": bad regular expression: %s",
-				       rules[i], msg);
-			topo_nic_rules_free(r);
-			return NULL;
-		}
-		r->role[i] = (topo_nic_role)k;
-		r->n = i + 1;
-		continue;
-bad:
-		topo_error_set(err, "", 0,
-			       "NIC role rule \"%s\" is not ROLE=REGEX with ROLE compute, storage "
-			       "or management",
-			       rules[i]);
-		topo_nic_rules_free(r);
-		return NULL;
-	}
-	return r;
-}
-
-topo_nic_role topo_nic_rules_role(const topo_nic_rules *r, const char *netdev,
-				  const char *switch_port)
-{
-	for (int i = 0; r && i < r->n; i++)
-		if ((netdev && regexec(&r->re[i], netdev, 0, NULL, 0) == 0) ||
-		    (switch_port && regexec(&r->re[i], switch_port, 0, NULL, 0) == 0))
-			return r->role[i];
-	return TOPO_NIC_COMPUTE;
-}
 
 /* ---- declarations --------------------------------------------------------- */
 
@@ -510,7 +422,7 @@ static int set_nic_vertex(topo_ethfabric *f, int id, const enic *c)
 	v->link_layer = c->ll != TOPO_LL_UNKNOWN ? c->ll : TOPO_LL_ETH;
 	if (topo_set_str(&v->device, nic_local(c)) < 0 || topo_set_str(&v->netdev, c->netdev) < 0 ||
 	    topo_set_str(&v->desc, NULL) < 0 ||
-	    topo_graph_set_attr(f->g, id, "fabric", topo_nic_role_name(c->role)) < 0 ||
+	    topo_graph_set_attr(f->g, id, TOPO_NIC_ROLE_ATTR, topo_nic_role_name(c->role)) < 0 ||
 	    (c->switch_port && topo_graph_set_attr(f->g, id, "switch_port", c->switch_port) < 0))
 		return -1;
 	return 0;

@@ -28,29 +28,7 @@
 
 #include "topo_error.h"
 #include "topo_graph.h"
-
-typedef enum topo_nic_role {
-	TOPO_NIC_COMPUTE = 0,
-	TOPO_NIC_STORAGE,
-	TOPO_NIC_MANAGEMENT
-} topo_nic_role;
-
-/* "compute", "storage", "management"; parse returns -1 for anything else. */
-const char *topo_nic_role_name(topo_nic_role r);
-int topo_nic_role_parse(const char *s);
-
-/* Rules giving a NIC its role: "ROLE=REGEX" strings, e.g.
- * "storage=^ens(2|3)f", "management=^eth0$". The regex (POSIX extended) is
- * matched against the NIC's netdev and against "SWITCH:PORT" of its cable;
- * the first rule that matches decides, no match is compute. */
-typedef struct topo_nic_rules topo_nic_rules;
-
-/* Compile rules[0..n). NULL with err filled on a malformed rule. */
-topo_nic_rules *topo_nic_rules_new(const char *const *rules, int n, topo_error *err);
-void topo_nic_rules_free(topo_nic_rules *r);
-/* The role of a NIC; r may be NULL (everything is compute). */
-topo_nic_role topo_nic_rules_role(const topo_nic_rules *r, const char *netdev,
-				  const char *switch_port);
+#include "topo_nicrole.h"
 
 /* One end of a cable: a node name and a port (interface) name. */
 typedef struct topo_eth_end {
