@@ -1,22 +1,39 @@
 /*
- * bench/placement: each policy's metrics, and its ratio to `tree` (Slurm's
- * topology/tree), in one run over two scenarios (docs/simulator.md):
- *   1. the real DGX H100 SuperPOD fabric with the KTH SP2 log (1 processor
- *      = 1 host);
+ * bench/placement: every policy against `tree` (Slurm's topology/tree) over
+ * a matrix of fabrics and workloads, each run with several seeds, so that a
+ * difference can be told from noise (issue 10, docs/bench.md).
+ *
+ * Scenarios (docs/simulator.md):
+ *   1. the real DGX H100 SuperPOD fabric (119 hosts, 8 groups of 10-18) with
+ *      the KTH SP2 log, 1 processor = 1 host;
  *   2. a generated 2,048-host, 8-rail fat-tree with 2:1 leaf
- *      oversubscription, KTH jobs scaled 16x plus Alibaba's single-host GPU
- *      pods filling the gaps.
- * Job counts are bounded to keep the run to a few minutes on 2 cores.
+ *      oversubscription, KTH jobs scaled 16x plus Alibaba's GPU pods filling
+ *      the gaps;
+ *   3. a generated 512-host, 4-rail fat-tree with 4:1 oversubscription
+ *      (16 groups of 32), KTH jobs scaled 4x.
+ * A seed changes the communication profile each multi-node job draws (so
+ * which jobs are heavy and how many bytes they send), not the trace. For
+ * every seed each policy runs on the same workload; its ratio to tree's
+ * metric in that seed is one sample, and the report gives the mean and the
+ * 95% Student-t interval of those ratios over the seeds, and the same for
+ * the empty-cluster bound (sim_bound.c). Absolute means (avoidable
+ * multi-group placements among them) are printed too.
  *
- *   placement [--quick] [--model FILE] [--jobs1 N] [--jobs2 N] [--policies LIST]
+ *   placement [--quick] [--json] [--seeds N] [--scenario K] [--model FILE]
+ *             [--jobs1 N] [--jobs2 N] [--jobs3 N] [--policies LIST]
  *
- * --quick: only scenario 1 with its first 1,000 jobs and the shipped model
- * (models/default.json): the short version for the README, well under a
- * minute.
+ * Job counts are bounded so that the full matrix (3 scenarios x 5 seeds x
+ * tree, model, gnn) takes about 10 minutes on this project's shared 2-core
+ * machine. --quick: scenario 1 only, its first 1,000 jobs, 3 seeds (the
+ * README's version, well under a minute).
  */
+#include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sim.h"
 
@@ -30,110 +47,382 @@
 #define FIXTURES_DIR "tests/fixtures"
 #endif
 
-static int scenario(const char *title, const char *kind, const char *arg,
-		    const char *const *traces, int ntraces, int jobs, int scale,
-		    const char *policies, const char *model, const topo_comm_profile *prof,
-		    int nprof)
+#define MAX_SEEDS 30
+#define MAX_POL PLACE_POLICY_COUNT
+
+/* The metrics reported as ratios to tree, by their sim_metrics_json key,
+ * with the table's short title. */
+static const struct metric {
+	const char *key, *title;
+	int bound; /* the bound has it */
+} metrics[] = {
+	{"cross_group_bytes_heavy", "xgroup_B", 1},
+	{"cross_leaf_bytes_heavy", "xleaf_B", 1},
+	{"multi_group_heavy", "multi_g", 1},
+	{"avoidable_multi_group", "avoid_g", 0},
+	{"mean_wait_s", "wait", 0},
+	{"p95_wait_s", "wait_p95", 0},
+	{"utilization", "util", 0},
+	{"mean_comm_slowdown", "slow", 0},
+	{"makespan_s", "makespan", 0},
+};
+#define NMET (sizeof(metrics) / sizeof(metrics[0]))
+
+typedef struct scenario {
+	const char *name, *title, *kind, *arg;
+	const char *traces[2];
+	int ntraces, jobs, scale;
+} scenario;
+
+typedef struct opts {
+	int quick, json, seeds, only;
+	int jobs[3];
+	const char *policies, *model;
+} opts;
+
+/* One scenario's runs: m[seed][policy]. */
+typedef struct runs {
+	int npol, nseeds, hosts, njobs;
+	char names[MAX_POL][16];
+	sim_metrics m[MAX_SEEDS][MAX_POL];
+	double elapsed_s;
+} runs;
+
+/* Two-sided 95% Student t quantile for df degrees of freedom. */
+static double t95(int df)
+{
+	static const double t[] = {0, 12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306,
+				   2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
+				   2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+				   2.060, 2.056, 2.052, 2.048, 2.045, 2.042};
+
+	return df < 1 ? NAN : df <= 30 ? t[df] : 1.96;
+}
+
+/* Mean and 95% t-interval [lo, hi] of v[0..n); NAN where undefined. */
+static void mean_ci(const double *v, int n, double *mean, double *lo, double *hi)
+{
+	double s = 0, ss = 0, half;
+
+	*mean = *lo = *hi = NAN;
+	if (n < 1)
+		return;
+	for (int i = 0; i < n; i++)
+		s += v[i];
+	*mean = s / n;
+	for (int i = 0; i < n; i++)
+		ss += (v[i] - *mean) * (v[i] - *mean);
+	half = n > 1 ? t95(n - 1) * sqrt(ss / (n - 1)) / sqrt((double)n) : NAN;
+	*lo = *mean - half;
+	*hi = *mean + half;
+}
+
+static double metric_of(const sim_metrics *m, const char *key, int bound)
+{
+	json_t *j = bound ? sim_bound_json(m) : sim_metrics_json(m);
+	double v = j ? json_number_value(json_object_get(j, key)) : NAN;
+
+	json_decref(j);
+	return v;
+}
+
+/* Ratio samples of policy p (or the bound, p < 0) to tree for metric k
+ * over the seeds where tree's value is not 0. Returns their count. */
+static int ratios(const runs *r, int tree, int p, size_t k, double *out)
+{
+	int n = 0;
+
+	for (int s = 0; s < r->nseeds; s++) {
+		double b = metric_of(&r->m[s][tree], metrics[k].key, 0);
+		double v = p < 0 ? metric_of(&r->m[s][tree], metrics[k].key, 1)
+				 : metric_of(&r->m[s][p], metrics[k].key, 0);
+
+		if (b != 0 && isfinite(b) && isfinite(v))
+			out[n++] = v / b;
+	}
+	return n;
+}
+
+static double abs_mean(const runs *r, int p, size_t k)
+{
+	double s = 0;
+
+	for (int i = 0; i < r->nseeds; i++)
+		s += p < 0 ? metric_of(&r->m[i][0], metrics[k].key, 1)
+			   : metric_of(&r->m[i][p], metrics[k].key, 0);
+	return r->nseeds ? s / r->nseeds : NAN;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Run every policy for every seed on one scenario. 0 or -1. */
+static int run_scenario(const scenario *sc, const opts *o, const topo_comm_profile *prof,
+			int nprof, runs *r)
 {
 	topo_error err;
 	char buf[1024], notes[2048], *list, *save = NULL;
-	topo_graph *g = sim_load_graph(kind, arg, &err);
+	topo_graph *g = sim_load_graph(sc->kind, sc->arg, &err);
 	place_cluster *c = g ? place_cluster_new(g, &err) : NULL;
-	sim_metrics m[PLACE_POLICY_COUNT];
 	topo_trace t;
-	int n = 0, rc = -1;
+	double t0 = now_s();
+	int rc = -1;
 
-	if (!c) {
-		fprintf(stderr, "placement: %s\n", topo_error_format(&err, buf, sizeof(buf)));
-		topo_graph_free(g);
-		return -1;
-	}
-	sim_workload w = {traces, ntraces, jobs, 1, scale, place_cluster_nhosts(c)};
-	if (sim_load_workload(&w, &t, notes, sizeof(notes), &err)) {
-		fprintf(stderr, "placement: %s\n", topo_error_format(&err, buf, sizeof(buf)));
+	memset(r, 0, sizeof(*r));
+	if (!c)
 		goto out;
-	}
-	printf("== %s\n%d hosts, %d jobs\n%s", title, place_cluster_nhosts(c), t.njobs, notes);
-	list = strdup(policies);
-	for (char *p = strtok_r(list, ",", &save); p && n < PLACE_POLICY_COUNT;
-	     p = strtok_r(NULL, ",", &save)) {
-		sim_config cfg;
-
-		sim_config_init(&cfg);
-		if (place_policy_parse(p) < 0)
-			continue;
-		cfg.policy = (place_policy)place_policy_parse(p);
-		cfg.profiles = prof;
-		cfg.nprofiles = nprof;
-		cfg.model_path = model;
-		if (sim_run(c, &t, &cfg, &m[n], &err)) {
-			fprintf(stderr, "placement: %s: %s\n", p,
-				topo_error_format(&err, buf, sizeof(buf)));
-			continue;
-		}
-		n++;
-	}
+	sim_workload w = {sc->traces, sc->ntraces, sc->jobs, 1, sc->scale, place_cluster_nhosts(c)};
+	if (sim_load_workload(&w, &t, notes, sizeof(notes), &err))
+		goto out;
+	r->hosts = place_cluster_nhosts(c);
+	r->njobs = t.njobs;
+	list = strdup(o->policies);
+	for (char *p = strtok_r(list, ",", &save); p && r->npol < MAX_POL;
+	     p = strtok_r(NULL, ",", &save))
+		if (place_policy_parse(p) >= 0)
+			snprintf(r->names[r->npol++], sizeof(r->names[0]), "%s", p);
 	free(list);
-	sim_print_table(stdout, m, n, "tree");
-	printf("\n");
+	for (int s = 0; s < o->seeds; s++) {
+		for (int p = 0; p < r->npol; p++) {
+			sim_config cfg;
+
+			sim_config_init(&cfg);
+			cfg.policy = (place_policy)place_policy_parse(r->names[p]);
+			cfg.seed = (unsigned)s + 1;
+			cfg.profiles = prof;
+			cfg.nprofiles = nprof;
+			cfg.model_path = o->model;
+			if (isatty(STDERR_FILENO))
+				fprintf(stderr, "\r%s: seed %d/%d %-10s", sc->name, s + 1, o->seeds,
+					r->names[p]);
+			if (sim_run(c, &t, &cfg, &r->m[s][p], &err)) {
+				fprintf(stderr, "\nplacement: %s, %s, seed %d: %s\n", sc->name,
+					r->names[p], s + 1, topo_error_format(&err, buf, sizeof(buf)));
+				trace_free(&t);
+				goto out_quiet;
+			}
+		}
+		r->nseeds++;
+	}
+	fprintf(stderr, "%s%s: %d seeds in %.0f s%20s\n", isatty(STDERR_FILENO) ? "\r" : "",
+		sc->name, r->nseeds, now_s() - t0, "");
 	trace_free(&t);
 	rc = 0;
+	goto out_quiet;
 out:
+	fprintf(stderr, "placement: %s: %s\n", sc->name, topo_error_format(&err, buf, sizeof(buf)));
+out_quiet:
+	r->elapsed_s = now_s() - t0;
 	place_cluster_free(c);
 	topo_graph_free(g);
 	return rc;
 }
 
+static int tree_index(const runs *r)
+{
+	for (int p = 0; p < r->npol; p++)
+		if (strcmp(r->names[p], "tree") == 0)
+			return p;
+	return -1;
+}
+
+static void print_ratio_row(const runs *r, int tree, int p, const char *name)
+{
+	double v[MAX_SEEDS], mean, lo, hi;
+
+	printf("%-9s", name);
+	for (size_t k = 0; k < NMET; k++) {
+		int n = (p >= 0 || metrics[k].bound) ? ratios(r, tree, p, k, v) : 0;
+
+		mean_ci(v, n, &mean, &lo, &hi);
+		if (n == 0)
+			printf(" %15s", "-");
+		else if (n == 1)
+			printf(" %15.3f", mean);
+		else
+			printf(" %7.3f±%-7.3f", mean, (hi - lo) / 2);
+	}
+	putchar('\n');
+}
+
+static void print_scenario(const scenario *sc, const runs *r)
+{
+	int tree = tree_index(r);
+
+	printf("== %s\n%d hosts, %d jobs, %d seeds (1..%d), %.0f s\n", sc->title, r->hosts,
+	       r->njobs, r->nseeds, r->nseeds, r->elapsed_s);
+	printf("mean over seeds (bytes in PB):\n%-9s %9s %9s %8s %8s %8s %8s\n", "policy",
+	       "xgroup_PB", "xleaf_PB", "multi_g", "avoid_g", "wait_s", "util%");
+	for (int p = -1; p < r->npol; p++) {
+		if (p < 0 && tree < 0)
+			continue;
+		printf("%-9s %9.3f %9.3f %8.1f %8.1f", p < 0 ? "bound" : r->names[p],
+		       abs_mean(r, p, 0) * 1e-15, abs_mean(r, p, 1) * 1e-15, abs_mean(r, p, 2),
+		       p < 0 ? 0.0 : abs_mean(r, p, 3));
+		if (p < 0)
+			printf(" %8s %8s\n", "-", "-");
+		else
+			printf(" %8.0f %8.1f\n", abs_mean(r, p, 4), 100 * abs_mean(r, p, 6));
+	}
+	if (tree < 0) {
+		printf("(no tree run: no ratios)\n\n");
+		return;
+	}
+	printf("ratio to tree, mean ± half-width of the 95%% t-interval over seeds "
+	       "(lower is better except util):\n%-9s", "policy");
+	for (size_t k = 0; k < NMET; k++)
+		printf(" %15s", metrics[k].title);
+	putchar('\n');
+	for (int p = 0; p < r->npol; p++)
+		print_ratio_row(r, tree, p, r->names[p]);
+	print_ratio_row(r, tree, -1, "bound");
+	putchar('\n');
+}
+
+/* {"ratio_mean": {metric: x}, "ratio_ci95": {metric: [lo, hi]}, "mean": {...}} */
+static json_t *policy_json(const runs *r, int tree, int p)
+{
+	json_t *o = json_object(), *mean = json_object(), *ci = json_object(), *abs = json_object();
+
+	for (size_t k = 0; k < NMET; k++) {
+		double v[MAX_SEEDS], mu, lo, hi;
+		int n;
+
+		if (p < 0 && !metrics[k].bound)
+			continue;
+		json_object_set_new(abs, metrics[k].key, json_real(abs_mean(r, p, k)));
+		if (tree < 0)
+			continue;
+		n = ratios(r, tree, p, k, v);
+		mean_ci(v, n, &mu, &lo, &hi);
+		json_object_set_new(mean, metrics[k].key, isfinite(mu) ? json_real(mu) : json_null());
+		json_object_set_new(ci, metrics[k].key,
+				    isfinite(lo) ? json_pack("[f,f]", lo, hi) : json_null());
+	}
+	json_object_set_new(o, "ratio_mean", mean);
+	json_object_set_new(o, "ratio_ci95", ci);
+	json_object_set_new(o, "mean", abs);
+	return o;
+}
+
+static json_t *scenario_json(const scenario *sc, const runs *r)
+{
+	json_t *pol = json_object();
+	int tree = tree_index(r);
+
+	for (int p = 0; p < r->npol; p++)
+		json_object_set_new(pol, r->names[p], policy_json(r, tree, p));
+	return json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:f,s:o,s:o}", "name", sc->name, "title",
+			 sc->title, "fabric", sc->arg, "hosts", r->hosts, "jobs", r->njobs,
+			 "seeds", r->nseeds, "elapsed_s", r->elapsed_s, "bound",
+			 policy_json(r, tree, -1), "policies", pol);
+}
+
+static int parse_opts(int argc, char **argv, opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->seeds = 5;
+	o->jobs[0] = 3000;
+	o->jobs[1] = 1500;
+	o->jobs[2] = 3000;
+	o->policies = "tree,model,gnn";
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--quick") == 0 || strcmp(a, "--json") == 0) {
+			*(a[2] == 'q' ? &o->quick : &o->json) = 1;
+			continue;
+		}
+		if (!v)
+			goto usage;
+		i++;
+		if (strcmp(a, "--model") == 0)
+			o->model = v;
+		else if (strcmp(a, "--policies") == 0)
+			o->policies = v;
+		else if (strcmp(a, "--seeds") == 0 && atoi(v) >= 1 && atoi(v) <= MAX_SEEDS)
+			o->seeds = atoi(v);
+		else if (strcmp(a, "--scenario") == 0 && atoi(v) >= 1 && atoi(v) <= 3)
+			o->only = atoi(v);
+		else if (strncmp(a, "--jobs", 6) == 0 && a[6] >= '1' && a[6] <= '3' && !a[7] &&
+			 atoi(v) >= 1)
+			o->jobs[a[6] - '1'] = atoi(v);
+		else
+			goto usage;
+	}
+	if (o->quick) {
+		o->only = 1;
+		o->jobs[0] = 1000;
+		o->seeds = 3;
+	}
+	if (!o->model)
+		o->model = MODELS_DIR "/default.json";
+	return 0;
+usage:
+	fprintf(stderr, "usage: placement [--quick] [--json] [--seeds N (1-%d)] [--scenario 1-3] "
+			"[--model FILE]\n                 [--jobs1 N] [--jobs2 N] [--jobs3 N] "
+			"[--policies LIST]\n", MAX_SEEDS);
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
-	const char *model = NULL, *policies = "linear,tree,model,random";
-	int jobs1 = 3000, jobs2 = 1500, nprof, quick = 0;
-	topo_comm_profile prof[4];
-	topo_error err;
-	char buf[1024], pol[128];
+	static runs r; /* large: seeds x policies x metrics */
 	const char *kth = TRACES_DIR "/KTH-SP2-1996-2.1-cln.swf.gz";
 	const char *ali = TRACES_DIR "/alibaba-gpu-v2023-openb_pod_list_default.csv";
-	const char *t1[] = {kth}, *t2[] = {kth, ali};
+	scenario sc[3] = {
+		{"superpod-kth", "1. DGX H100 SuperPOD fabric, KTH SP2 log (1 processor = 1 host)",
+		 "ibnetdiscover", FIXTURES_DIR "/fabrics/dgx-h100-superpod.ibnetdiscover",
+		 {kth}, 1, 0, 1},
+		{"fattree2048-2to1-kth16-alibaba",
+		 "2. generated fat-tree: 2,048 hosts, 8 rails, 2:1 leaf oversubscription; "
+		 "KTH x16 + Alibaba GPU pods",
+		 "fattree", "groups=16,hosts=128,rails=8,oversub=2", {kth, ali}, 2, 0, 16},
+		{"fattree512-4to1-kth4",
+		 "3. generated fat-tree: 512 hosts, 4 rails, 4:1 leaf oversubscription; KTH x4",
+		 "fattree", "groups=16,hosts=32,rails=4,oversub=4", {kth}, 1, 0, 4},
+	};
+	topo_comm_profile prof[4];
+	topo_error err;
+	char buf[1024];
+	json_t *root = json_object(), *arr = json_array();
+	opts o;
+	int nprof, rc = 0;
 
-	for (int i = 1; i < argc; i += 2) {
-		if (strcmp(argv[i], "--quick") == 0) {
-			quick = 1;
-			jobs1 = 1000;
-			i--;
-		} else if (i + 1 >= argc) {
-			fprintf(stderr, "placement: %s wants a value\n", argv[i]);
-			return 2;
-		} else if (strcmp(argv[i], "--model") == 0)
-			model = argv[i + 1];
-		else if (strcmp(argv[i], "--jobs1") == 0)
-			jobs1 = atoi(argv[i + 1]);
-		else if (strcmp(argv[i], "--jobs2") == 0)
-			jobs2 = atoi(argv[i + 1]);
-		else if (strcmp(argv[i], "--policies") == 0)
-			policies = argv[i + 1];
-		else {
-			fprintf(stderr, "usage: placement [--quick] [--model FILE] [--jobs1 N] [--jobs2 N] [--policies LIST]\n");
-			return 2;
-		}
-	}
-	if (quick && !model)
-		model = MODELS_DIR "/default.json";
-	if (model && !strstr(policies, "gnn")) {
-		snprintf(pol, sizeof(pol), "%s,gnn", policies);
-		policies = pol;
-	}
+	if (parse_opts(argc, argv, &o))
+		return 2;
 	nprof = sim_load_profiles(FIXTURES_DIR "/comm", prof, 4, &err);
 	if (nprof < 0) {
 		fprintf(stderr, "placement: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 		return 1;
 	}
-	if (scenario("1. DGX H100 SuperPOD fabric, KTH SP2 log (1 processor = 1 host)",
-		     "ibnetdiscover", FIXTURES_DIR "/fabrics/dgx-h100-superpod.ibnetdiscover", t1, 1,
-		     jobs1, 1, policies, model, prof, nprof) ||
-	    (!quick && scenario("2. generated fat-tree: 2,048 hosts, 8 rails, 2:1 leaf oversubscription; "
-		     "KTH x16 + Alibaba single-host pods",
-		     "fattree", "groups=16,hosts=128,rails=8,oversub=2", t2, 2, jobs2, 16, policies,
-		     model, prof, nprof)))
-		return 1;
-	return 0;
+	for (int i = 0; i < 3; i++) {
+		if (o.only && o.only != i + 1)
+			continue;
+		sc[i].jobs = o.jobs[i];
+		if (run_scenario(&sc[i], &o, prof, nprof, &r)) {
+			rc = 1;
+			continue;
+		}
+		if (o.json)
+			json_array_append_new(arr, scenario_json(&sc[i], &r));
+		else
+			print_scenario(&sc[i], &r);
+	}
+	if (o.json) {
+		json_object_set_new(root, "seeds", json_integer(o.seeds));
+		json_object_set_new(root, "model", json_string(o.model));
+		json_object_set_new(root, "scenarios", arr);
+		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+	} else {
+		json_decref(arr);
+	}
+	json_decref(root);
+	return rc;
 }

@@ -1,67 +1,69 @@
 #!/usr/bin/env bash
 # bench/slurm.sh: topology/tree against topology/topognn on a real localhost
-# Slurm cluster, with the same slice of a real job log (docs/bench.md).
-# Not part of make check or scripts/test.sh: it takes about 15 minutes.
+# Slurm cluster, over several slices of a real job log, each replayed several
+# times per plugin (docs/bench.md). Not part of make check or scripts/test.sh:
+# one run takes about 3 minutes, `--slices 3 --replicates 2` about 40.
 #
 # What it does:
 #   1. a fabric of 4 groups x 8 hosts x 2 rails (fattree_json, hosts
-#      n001..n032), the topology.conf that topognn-discover writes for it,
-#      and a time-compressed slice of the KTH SP2 log (bench/slurm_replay
-#      schedule: default 300 jobs, submit and run times divided by one
-#      factor so the slice is submitted over 240 s, processors mapped to
-#      nodes as ceil(procs x 32 / 100), runs capped at 120 s);
-#   2. two runs on the same 32-slurmd cluster (tests/slurm/cluster.sh):
-#      topology/tree with that topology.conf, then topology/topognn
-#      (Mode=enforce) with the same graph. Each job is a plain
+#      n001..n032), the topology.conf that topognn-discover writes for it;
+#   2. K slices of the KTH SP2 log (bench/slurm_replay schedule): slice k
+#      starts at the log's job skip + k x stride; every slice is compressed
+#      by the same factor F (default 1000: 1,000 s of the log in 1 s, so the
+#      offered load stays the log's) and holds the jobs submitted within the
+#      first S seconds of compressed time (default 80); processors map to
+#      nodes as ceil(procs x 32 / 100); runs capped at R s (default 60);
+#   3. for each slice, N replicates; each replicate runs tree and topognn on
+#      a fresh 32-slurmd cluster (tests/slurm/cluster.sh), alternating which
+#      goes first (ABBA), each run under its own flock of the machine's
+#      cluster lock (TOPOGNN_BENCH_LOCK), so other users can interleave;
+#   4. a run: start, wait until every node is idle, then submit the whole
+#      slice ahead of time with `sbatch --begin=T0+floor(submit_s)` (T0 a
+#      start barrier far enough ahead for all submissions), so the job's
+#      eligibility times are exact and the same in every run instead of
+#      depending on when a loaded shell got to each sbatch; at T0 reset
+#      sdiag; after the last begin time wait until the queue is empty
+#      (bounded), save sdiag, the jobcomp records and slurmctld.log, stop;
 #        sbatch --exclusive -N n --time=limit -J heavy-<id>|none-<id> \
-#               --comment comm=heavy|none --wrap "sleep s"
-#      at its compressed submit time; multi-node jobs are named heavy-*,
-#      and topognn.conf's ClassRule=name=^heavy- class=heavy makes them heavy.
-#      Both clusters log backfill's node plans (DebugFlags=Backfill,
-#      SlurmctldDebug=verbose) for the agreement replay;
-#   3. waits until the queue is empty (bounded), saves sdiag, the jobcomp
-#      filetxt records and slurmctld.log, stops the cluster;
-#   4. bench/slurm_replay analyze turns what Slurm did into the metrics.
+#               --comment comm=heavy|none --begin=... --wrap "sleep s"
+#      multi-node jobs are named heavy-*, and topognn.conf's
+#      ClassRule=name=^heavy- class=heavy makes them heavy;
+#   5. bench/slurm_replay analyze turns each run into metrics (waits count
+#      from each job's begin time), and the report gives per slice the
+#      topognn/tree ratio of each replicate pair and the median over all
+#      pairs (median_ratio), and sim_tree_agreement (the median over the
+#      tree runs).
 #
-# Metrics (per run):
+# Metrics (per run; see bench/slurm_replay.c and docs/bench.md):
 #   cross_group_bytes_heavy  fabric bytes of heavy jobs between nodes of
-#       different groups. Per heavy job on n nodes (Slurm's allocation, node
-#       order): a closed ring all-reduce, one flow per node to the next,
-#       each flow carrying 2(n-1)/n x B bytes per iteration, B = the bytes
-#       per iteration of the astra-sim profile drawn for the job's log id
-#       (as topognn-sim draws it, seed 1), iterations = the job's runtime
-#       in the log / (compute per iteration + 2(n-1)/n x B x 8 / 800 Gb/s);
-#       summed over the flows whose two nodes are in different groups.
-#   mean_wait_s              start - submit over all jobs (slurmctld.log
-#       millisecond timestamps; jobcomp seconds when the log lacks a job)
+#       different groups (a ring all-reduce over Slurm's allocation, the
+#       job's astra-sim profile as topognn-sim draws it, seed 1)
+#   heavy_jobs_multi_group   heavy jobs over more than one group
+#   mean_wait_s              start - begin time over all jobs
 #   sched_cycle_mean_us      sdiag "Main schedule statistics" Mean cycle
 #   bf_cycle_mean_us         sdiag "Backfilling stats" Mean cycle
 #   sim_tree_agreement       share of the tree run's allocations that the
 #       engine's `tree` policy (topognn-sim's baseline) reproduces exactly
-#       when replayed in slurmctld.log order on the same busy nodes (a
-#       backfill start also avoiding the nodes its backfill cycle planned
-#       for other waiting jobs, logged with DebugFlags=Backfill);
-#       sim_tree_agreement_ignoring_plans: without that;
-#       sim_tree_disagree_recent_release: disagreements where the policy
-#       took a node whose job had ended < 1 s before (possibly still
-#       completing in Slurm, which the log does not show);
-#       sim_tree_agreement_no_queue: the same over the allocations made
-#       while no other job waited (backfill reserves particular nodes for
-#       waiting jobs, which the replay cannot see)
+#       (and the variants _ignoring_plans, _no_queue; docs/bench.md)
 #
-# Usage: bench/slurm.sh [--json] [--jobs N] [--skip K] [--span S]
+# Usage: bench/slurm.sh [--json] [--slices K] [--replicates N] [--skip J]
+#                       [--stride J] [--factor F] [--span S] [--jobs N]
 #                       [--max-runtime R] [--trace FILE] [--out DIR | --report DIR]
 #   --out DIR keeps the inputs, logs and records (default: a temp dir,
 #   removed at exit); --report DIR analyses a kept DIR again and prints the
-#   report without running Slurm (e.g. once as a table, once with --json).
-# Environment: as tests/slurm/cluster.sh (TOPOGNN_SLURM_PREFIX, ...), plus
+#   report without running Slurm.
+# Environment: as tests/slurm/cluster.sh (TOPOGNN_SLURM_PREFIX,
+#   TOPOGNN_CLUSTER_PORT, ...), plus
 #   TOPOGNN_BUILD_DIR      build configured --with-slurm-source (default
 #                          <repo>/_build/default)
 #   TOPOGNN_PLUGIN_SO_DIR  dir of topology_topognn.so, prep_topognn.so
+#   TOPOGNN_BENCH_LOCK     the lock file taken around each single run
+#                          (/tmp/topognn-slurm.lock; "none": no lock). Do not
+#                          run the whole script under flock of the same file.
 #   TOPOGNN_BENCH_RETRIES  start attempts while another cluster runs (15,
 #                          60 s apart)
 #   TOPOGNN_BENCH_DRAIN    seconds to wait for the queue after the last
-#                          submission (420)
+#                          begin time (300)
 set -euo pipefail
 
 script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
@@ -71,28 +73,37 @@ cluster="$repo_root/tests/slurm/cluster.sh"
 build_dir=${TOPOGNN_BUILD_DIR:-$repo_root/_build/default}
 so_dir=${TOPOGNN_PLUGIN_SO_DIR:-$build_dir/slurm-plugin/.libs}
 retries=${TOPOGNN_BENCH_RETRIES:-15}
-drain_s=${TOPOGNN_BENCH_DRAIN:-420}
+drain_s=${TOPOGNN_BENCH_DRAIN:-300}
+lock=${TOPOGNN_BENCH_LOCK:-/tmp/topognn-slurm.lock}
 export TOPOGNN_CLUSTER_DIR=${TOPOGNN_CLUSTER_DIR:-$repo_root/.local/cluster-bench}
 export TOPOGNN_CLUSTER_NODES=32
 
 readonly FABRIC="groups=4,hosts=8,rails=2,spines=2,prefix=n,digits=3"
+readonly METRICS=(cross_group_bytes_heavy heavy_jobs_multi_group mean_wait_s
+                  sched_cycle_mean_us bf_cycle_mean_us)
 
-json=0 jobs=300 skip=0 span=240 max_runtime=120 out="" report=""
+json=0 slices=1 replicates=1 skip=0 stride=5000 factor=1000 span=80 jobs=400
+max_runtime=60 out="" report=""
 trace="$repo_root/examples/traces/KTH-SP2-1996-2.1-cln.swf.gz"
+usage() {
+    printf 'usage: %s [--json] [--slices K] [--replicates N] [--skip J] [--stride J] [--factor F]\n' "$0" >&2
+    printf '       [--span S] [--jobs N] [--max-runtime R] [--trace FILE] [--out DIR | --report DIR]\n' >&2
+    exit 2
+}
 while (( $# )); do
     case $1 in
         --json) json=1; shift ;;
-        --jobs) jobs=$2; shift 2 ;;
-        --skip) skip=$2; shift 2 ;;
-        --span) span=$2; shift 2 ;;
-        --max-runtime) max_runtime=$2; shift 2 ;;
+        --slices|--replicates|--skip|--stride|--factor|--span|--jobs|--max-runtime)
+            (( $# >= 2 )) && [[ "$2" =~ ^[0-9]+$ ]] || usage
+            v=${1#--}
+            printf -v "${v//-/_}" '%s' "$2"; shift 2 ;;
         --trace) trace=$2; shift 2 ;;
         --out) out=$2; shift 2 ;;
         --report) report=$2; shift 2 ;;
-        *) printf 'usage: %s [--json] [--jobs N] [--skip K] [--span S] [--max-runtime R] [--trace FILE] [--out DIR | --report DIR]\n' "$0" >&2
-           exit 2 ;;
+        *) usage ;;
     esac
 done
+(( slices >= 1 && replicates >= 1 && factor >= 1 && span >= 10 )) || usage
 
 say() { printf '[bench/slurm] %s\n' "$*" >&2; }
 die() { printf '[bench/slurm] ERROR: %s\n' "$*" >&2; exit 1; }
@@ -105,9 +116,10 @@ done
 [[ -f "$trace" ]] || die "no trace at $trace (--trace FILE)"
 
 if [[ -n "$report" ]]; then
-    [[ -f "$report/tree/sdiag.txt" && -f "$report/topognn/sdiag.txt" ]] \
-        || die "$report holds no finished run (tree/sdiag.txt, topognn/sdiag.txt)"
+    [[ -f "$report/params" ]] || die "$report holds no kept run (params)"
     work=$(cd -- "$report" && pwd)
+    # shellcheck disable=SC1091
+    source "$work/params"
     keep=1
 elif [[ -n "$out" ]]; then
     mkdir -p -- "$out"
@@ -119,36 +131,32 @@ else
 fi
 chmod 755 "$work"
 cleanup() {
-    [[ -n "$report" ]] || "$cluster" stop >/dev/null 2>&1 || true
     (( keep )) || rm -rf -- "$work"
 }
 trap cleanup EXIT
 
 # ---- inputs ------------------------------------------------------------------
 if [[ -z "$report" ]]; then
-"$build_dir/slurm-plugin/fattree_json" "$FABRIC" > "$work/graph.json"
-"$build_dir/tools/topognn-discover" --graph "$work/graph.json" --topology-conf tree \
-    > "$work/topology.conf"
-"$replay" schedule --trace "$trace" --jobs "$jobs" --skip "$skip" --nodes 32 \
-    --machine-procs 100 --span "$span" --max-runtime "$max_runtime" > "$work/schedule.txt"
-say "$(head -n 1 "$work/schedule.txt" | sed 's/^# //')"
-cat > "$work/topognn.conf" <<EOF
-# topognn.conf for bench/slurm.sh
-GraphFile=$work/graph.json
-Mode=enforce
-DecisionLog=$work/topognn/decisions.jsonl
-Candidates=32
-ClassRule=name=^none- class=none
-ClassRule=name=^heavy- class=heavy
-EOF
-# DebugFlags=Backfill logs backfill's node plans for waiting jobs (for
-# sim_tree_agreement) at level verbose; both runs log the same, so both pay
-# the same. (A repeated slurm.conf key: Slurm uses the last value.)
-printf 'DebugFlags=Backfill\nSlurmctldDebug=verbose\n' > "$work/tree-extra.conf"
-cat "$work/tree-extra.conf" > "$work/topognn-extra.conf"
-printf 'PrEpPlugins=prep/script,prep/topognn\n' >> "$work/topognn-extra.conf"
+    printf 'slices=%d replicates=%d skip=%d stride=%d factor=%d span=%d jobs=%d max_runtime=%d\n' \
+        "$slices" "$replicates" "$skip" "$stride" "$factor" "$span" "$jobs" "$max_runtime" \
+        > "$work/params"
+    "$build_dir/slurm-plugin/fattree_json" "$FABRIC" > "$work/graph.json"
+    "$build_dir/tools/topognn-discover" --graph "$work/graph.json" --topology-conf tree \
+        > "$work/topology.conf"
+    for (( k = 1; k <= slices; k++ )); do
+        mkdir -p "$work/s$k"
+        "$replay" schedule --trace "$trace" --jobs "$jobs" --skip $(( skip + (k - 1) * stride )) \
+            --nodes 32 --machine-procs 100 --span "$span" --factor "$factor" \
+            --max-runtime "$max_runtime" > "$work/s$k/schedule.txt"
+        say "slice $k: $(head -n 1 "$work/s$k/schedule.txt" | sed 's/^# //')"
+    done
+    # DebugFlags=Backfill logs backfill's node plans for waiting jobs (for
+    # sim_tree_agreement) at level verbose; both runs log the same, so both
+    # pay the same. (A repeated slurm.conf key: Slurm uses the last value.)
+    printf 'DebugFlags=Backfill\nSlurmctldDebug=verbose\n' > "$work/tree-extra.conf"
+    cat "$work/tree-extra.conf" > "$work/topognn-extra.conf"
+    printf 'PrEpPlugins=prep/script,prep/topognn\n' >> "$work/topognn-extra.conf"
 fi
-njobs=$(grep -vc '^#' "$work/schedule.txt")
 
 # ---- one run -----------------------------------------------------------------
 start_cluster() { # retries while another cluster owns the machine
@@ -171,21 +179,25 @@ start_cluster() { # retries while another cluster owns the machine
     return 1
 }
 
-submit_all() { # run_dir
-    local dir=$1 t0 now delay submit nodes limit sleep_s name rest failed=0
-    t0=$EPOCHREALTIME
+# Submit every job of the schedule ahead, eligible at T0 + floor(submit_s).
+# Counts the jobs refused and those whose begin time had passed by the time
+# their sbatch ran (late: then the barrier was too close).
+submit_all() { # run_dir schedule t0
+    local dir=$1 schedule=$2 t0=$3 submit nodes limit sleep_s name rest begin
+    local failed=0 late=0
     while read -r submit nodes limit sleep_s name rest; do
         [[ "$submit" == \#* ]] && continue
-        now=$EPOCHREALTIME
-        delay=$(awk -v a="$t0" -v b="$now" -v s="$submit" 'BEGIN { d = a + s - b; print (d > 0 ? d : 0) }')
-        sleep "$delay"
+        begin=$(( t0 + ${submit%%.*} ))
+        (( EPOCHSECONDS < begin )) || late=$(( late + 1 ))
         if ! timeout 10 sbatch --parsable --exclusive -N "$nodes" --time="$limit" -J "$name" \
                 --comment "comm=${name%%-*}" --chdir="$dir" --output=/dev/null \
+                --begin="$(printf '%(%Y-%m-%dT%H:%M:%S)T' "$begin")" \
                 --wrap "sleep $sleep_s" >> "$dir/sbatch.ids" 2>> "$dir/sbatch.err"; then
             failed=$(( failed + 1 ))
         fi
-    done < "$work/schedule.txt"
+    done < "$schedule"
     echo "$failed" > "$dir/sbatch.failed"
+    echo "$late" > "$dir/sbatch.late"
 }
 
 wait_drained() { # -> 0 when the queue emptied in time
@@ -198,8 +210,13 @@ wait_drained() { # -> 0 when the queue emptied in time
     return 1
 }
 
-run_once() { # name topology-plugin
-    local name=$1 plugin=$2 dir="$work/$1" t_start
+sleep_until() { # epoch seconds
+    local d=$(( $1 - EPOCHSECONDS ))
+    (( d <= 0 )) || sleep "$d"
+}
+
+run_once() { # dir name topology-plugin schedule
+    local dir=$1 name=$2 plugin=$3 schedule=$4 t_start t0 njobs last
     mkdir -p -- "$dir"
     chmod 755 "$dir"
     export TOPOGNN_TOPOLOGY_PLUGIN=$plugin
@@ -208,17 +225,36 @@ run_once() { # name topology-plugin
         export TOPOGNN_CLUSTER_EXTRA_CONF="$work/tree-extra.conf"
         unset TOPOGNN_PLUGIN_DIRS TOPOGNN_CLUSTER_EXTRA_FILES
     else
+        cat > "$dir/topognn.conf" <<EOF
+# topognn.conf for bench/slurm.sh
+GraphFile=$work/graph.json
+Mode=enforce
+DecisionLog=$dir/decisions.jsonl
+Candidates=32
+ClassRule=name=^none- class=none
+ClassRule=name=^heavy- class=heavy
+EOF
         unset TOPOGNN_TOPOLOGY_CONF
         export TOPOGNN_PLUGIN_DIRS="$so_dir"
         export TOPOGNN_CLUSTER_EXTRA_CONF="$work/topognn-extra.conf"
-        export TOPOGNN_CLUSTER_EXTRA_FILES="$work/topognn.conf"
+        export TOPOGNN_CLUSTER_EXTRA_FILES="$dir/topognn.conf"
     fi
-    start_cluster || die "$name: the cluster did not start"
+    start_cluster || { say "$name: the cluster did not start"; return 1; }
     eval "$("$cluster" env)"
-    say "$name: cluster up ($plugin); submitting $njobs jobs over ${span} s"
+    "$cluster" wait-idle >/dev/null || { "$cluster" stop >/dev/null 2>&1; return 1; }
+    njobs=$(grep -vc '^#' "$schedule")
+    last=$(awk '!/^#/ { t = $1 } END { printf "%d", t }' "$schedule")
+    # the barrier: ahead by the submissions' time (0.25 s each on a loaded
+    # 2-core machine) plus 10 s
+    t0=$(( EPOCHSECONDS + 10 + (njobs + 3) / 4 ))
+    echo "$t0" > "$dir/t0"
+    say "$name: cluster up ($plugin); $njobs jobs, begin times T0..T0+${last} s"
+    submit_all "$dir" "$schedule" "$t0"
+    sleep_until "$t0"
+    timeout 10 sdiag --reset >/dev/null 2>&1 || say "$name: sdiag --reset failed"
     t_start=$SECONDS
-    submit_all "$dir"
-    say "$name: submitted ($(cat "$dir/sbatch.failed") refused); waiting for the queue (<= ${drain_s} s)"
+    sleep_until $(( t0 + last ))
+    say "$name: all eligible ($(cat "$dir/sbatch.failed") refused, $(cat "$dir/sbatch.late") late); waiting for the queue (<= ${drain_s} s)"
     if wait_drained; then
         echo 1 > "$dir/drained"
     else
@@ -232,7 +268,17 @@ run_once() { # name topology-plugin
     cp -- "$TOPOGNN_CLUSTER_DIR/log/jobcomp.txt" "$dir/jobcomp.txt" 2>/dev/null || : > "$dir/jobcomp.txt"
     cp -- "$TOPOGNN_CLUSTER_DIR/log/slurmctld.log" "$dir/slurmctld.log"
     "$cluster" stop >/dev/null 2>&1 || true
-    say "$name: done in $(cat "$dir/elapsed_s") s"
+    say "$name: done in $(cat "$dir/elapsed_s") s after T0"
+}
+
+# One run under the machine's cluster lock (only this run: others can take
+# their turn between runs).
+locked_run() {
+    if [[ "$lock" == none ]]; then
+        run_once "$@"
+    else
+        ( flock 9; run_once "$@" ) 9> "$lock"
+    fi
 }
 
 # sdiag's "Mean cycle" of a section ("Main schedule" or "Backfilling")
@@ -240,73 +286,139 @@ sdiag_mean() { # file section
     awk -v sec="$2" 'index($0, sec) { on = 1 } on && /Mean cycle:/ { print $3; exit }' "$1"
 }
 
-analyze() { # name [--agreement]
-    local dir="$work/$1"
-    shift
-    "$replay" analyze --graph "$work/graph.json" --schedule "$work/schedule.txt" \
-        --jobcomp "$dir/jobcomp.txt" --ctld-log "$dir/slurmctld.log" "$@" > "$dir/metrics.txt"
-    printf 'sched_cycle_mean_us %s\n' "$(sdiag_mean "$dir/sdiag.txt" 'Main schedule')" >> "$dir/metrics.txt"
-    printf 'bf_cycle_mean_us %s\n' "$(sdiag_mean "$dir/sdiag.txt" 'Backfilling')" >> "$dir/metrics.txt"
-    printf 'sbatch_refused %s\n' "$(cat "$dir/sbatch.failed")" >> "$dir/metrics.txt"
-    printf 'drained %s\n' "$(cat "$dir/drained")" >> "$dir/metrics.txt"
-    printf 'elapsed_s %s\n' "$(cat "$dir/elapsed_s")" >> "$dir/metrics.txt"
+analyze() { # dir schedule [--agreement]
+    local dir=$1 schedule=$2
+    shift 2
+    "$replay" analyze --graph "$work/graph.json" --schedule "$schedule" \
+        --jobcomp "$dir/jobcomp.txt" --ctld-log "$dir/slurmctld.log" \
+        --begin-epoch "$(cat "$dir/t0")" "$@" > "$dir/metrics.txt"
+    {
+        printf 'sched_cycle_mean_us %s\n' "$(sdiag_mean "$dir/sdiag.txt" 'Main schedule')"
+        printf 'bf_cycle_mean_us %s\n' "$(sdiag_mean "$dir/sdiag.txt" 'Backfilling')"
+        printf 'sbatch_refused %s\n' "$(cat "$dir/sbatch.failed")"
+        printf 'sbatch_late %s\n' "$(cat "$dir/sbatch.late")"
+        printf 'drained %s\n' "$(cat "$dir/drained")"
+        printf 'elapsed_s %s\n' "$(cat "$dir/elapsed_s")"
+    } >> "$dir/metrics.txt"
 }
 
 if [[ -z "$report" ]]; then
-    run_once tree topology/tree
-    run_once topognn topology/topognn
+    for (( k = 1; k <= slices; k++ )); do
+        for (( r = 1; r <= replicates; r++ )); do
+            order=(tree topognn)
+            (( r % 2 )) || order=(topognn tree)
+            for name in "${order[@]}"; do
+                plugin=topology/$name
+                say "slice $k/$slices, replicate $r/$replicates: $name"
+                locked_run "$work/s$k/r$r/$name" "$name" "$plugin" "$work/s$k/schedule.txt" \
+                    || die "slice $k replicate $r $name failed"
+            done
+        done
+    done
 fi
-analyze tree --agreement
-analyze topognn
 
 # ---- report ------------------------------------------------------------------
-declare -A T G
-while read -r k v; do T[$k]=${v:-0}; done < "$work/tree/metrics.txt"
-while read -r k v; do G[$k]=${v:-0}; done < "$work/topognn/metrics.txt"
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "null"; else printf "%.3f", a / b }'; }
-metrics=(cross_group_bytes_heavy cross_group_frac_heavy heavy_jobs_multi_group mean_wait_s
-         sched_cycle_mean_us bf_cycle_mean_us jobs heavy_jobs)
+val() { awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0 || a == "") print "null"; else printf "%.3f", a / b }'; }
+median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "null"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+: > "$work/ratios.txt"
+: > "$work/agreement.txt"
+for (( k = 1; k <= slices; k++ )); do
+    for (( r = 1; r <= replicates; r++ )); do
+        d="$work/s$k/r$r"
+        [[ -f "$d/tree/sdiag.txt" && -f "$d/topognn/sdiag.txt" ]] || die "$d: a run is missing"
+        analyze "$d/tree" "$work/s$k/schedule.txt" --agreement
+        analyze "$d/topognn" "$work/s$k/schedule.txt"
+        for m in "${METRICS[@]}"; do
+            printf '%d %d %s %s\n' "$k" "$r" "$m" \
+                "$(ratio "$(val "$d/topognn/metrics.txt" "$m")" "$(val "$d/tree/metrics.txt" "$m")")" \
+                >> "$work/ratios.txt"
+        done
+        printf '%d %d %s\n' "$k" "$r" "$(val "$d/tree/metrics.txt" sim_tree_agreement)" >> "$work/agreement.txt"
+    done
+done
+ratios_of() { # metric [slice]
+    awk -v m="$1" -v k="${2:-0}" '$3 == m && (k == 0 || $1 == k) && $4 != "null" { print $4 }' "$work/ratios.txt"
+}
+agreement_median=$(awk '$3 != "" { print $3 }' "$work/agreement.txt" | median)
 
 if (( json )); then
-    obj() { # assoc-name
-        local -n m=$1
+    obj() { # metrics-file
         local k sep=""
         printf '{'
-        for k in "${metrics[@]}" sbatch_refused drained elapsed_s; do
-            printf '%s"%s": %s' "$sep" "$k" "${m[$k]:-null}"
+        for k in "${METRICS[@]}" jobs heavy_jobs sim_tree_agreement sbatch_refused sbatch_late drained elapsed_s; do
+            v=$(val "$1" "$k")
+            printf '%s"%s": %s' "$sep" "$k" "${v:-null}"
             sep=", "
         done
         printf '}'
     }
-    printf '{"jobs_scheduled": %s, "tree": %s, "topognn": %s, "ratio": {' "$njobs" "$(obj T)" "$(obj G)"
+    printf '{"slices": %d, "replicates": %d, "factor": %d, "span_s": %d, "median_ratio": {' \
+        "$slices" "$replicates" "$factor" "$span"
     sep=""
-    for k in "${metrics[@]}"; do
-        printf '%s"%s": %s' "$sep" "$k" "$(ratio "${G[$k]:-0}" "${T[$k]:-0}")"
+    for m in "${METRICS[@]}"; do
+        printf '%s"%s": %s' "$sep" "$m" "$(ratios_of "$m" | median)"
         sep=", "
     done
-    printf '}, "sim_tree_agreement": %s, "sim_tree_compared": %s' \
-        "${T[sim_tree_agreement]:-null}" "${T[sim_tree_compared]:-0}"
-    printf ', "sim_tree_agreement_ignoring_plans": %s, "sim_tree_backfill_plans": %s' \
-        "${T[sim_tree_agreement_ignoring_plans]:-null}" "${T[sim_tree_backfill_plans]:-0}"
-    printf ', "sim_tree_agreement_no_queue": %s, "sim_tree_compared_no_queue": %s' \
-        "${T[sim_tree_agreement_no_queue]:-null}" "${T[sim_tree_compared_no_queue]:-0}"
-    printf ', "sim_tree_disagree_recent_release": %s}\n' "${T[sim_tree_disagree_recent_release]:-null}"
-else
-    printf 'bench/slurm: %s jobs of the KTH SP2 log on 32 slurmd (4 groups x 8 hosts x 2 rails)\n' "$njobs"
-    printf '%-26s %14s %14s %14s\n' metric tree topognn topognn/tree
-    for k in "${metrics[@]}"; do
-        printf '%-26s %14s %14s %14s\n' "$k" "${T[$k]:-?}" "${G[$k]:-?}" "$(ratio "${G[$k]:-0}" "${T[$k]:-0}")"
+    printf '}, "sim_tree_agreement": %s, "per_slice": [' "$agreement_median"
+    for (( k = 1; k <= slices; k++ )); do
+        (( k == 1 )) || printf ', '
+        printf '{"slice": %d, "schedule": "%s", "median_ratio": {' "$k" \
+            "$(head -n 1 "$work/s$k/schedule.txt" | sed 's/^# //; s/"/'"'"'/g')"
+        sep=""
+        for m in "${METRICS[@]}"; do
+            printf '%s"%s": %s' "$sep" "$m" "$(ratios_of "$m" "$k" | median)"
+            sep=", "
+        done
+        printf '}, "runs": ['
+        for (( r = 1; r <= replicates; r++ )); do
+            (( r == 1 )) || printf ', '
+            printf '{"replicate": %d, "tree": %s, "topognn": %s, "ratio": {' "$r" \
+                "$(obj "$work/s$k/r$r/tree/metrics.txt")" "$(obj "$work/s$k/r$r/topognn/metrics.txt")"
+            sep=""
+            for m in "${METRICS[@]}"; do
+                printf '%s"%s": %s' "$sep" "$m" \
+                    "$(awk -v k="$k" -v r="$r" -v m="$m" '$1 == k && $2 == r && $3 == m { print $4 }' "$work/ratios.txt")"
+                sep=", "
+            done
+            printf '}}'
+        done
+        printf ']}'
     done
-    printf '%-26s %14s %14s\n' drained "${T[drained]}" "${G[drained]}"
-    printf '%-26s %14s %14s\n' elapsed_s "${T[elapsed_s]}" "${G[elapsed_s]}"
-    printf 'sim_tree_agreement %s (%s allocations of the tree run replayed)\n' \
-        "${T[sim_tree_agreement]:-?}" "${T[sim_tree_compared]:-0}"
-    printf 'sim_tree_agreement_ignoring_plans %s (backfill plans not applied; %s plans logged)\n' \
-        "${T[sim_tree_agreement_ignoring_plans]:-?}" "${T[sim_tree_backfill_plans]:-0}"
-    printf 'sim_tree_agreement_no_queue %s (%s of them made while no other job waited)\n' \
-        "${T[sim_tree_agreement_no_queue]:-?}" "${T[sim_tree_compared_no_queue]:-0}"
-    printf 'sim_tree_disagree_recent_release %s (disagreements where tree took a node freed < 1 s before)\n' \
-        "${T[sim_tree_disagree_recent_release]:-?}"
+    printf ']}\n'
+else
+    printf 'bench/slurm: %d slices x %d replicates of the KTH SP2 log (compressed %dx, %d s each) on 32 slurmd\n' \
+        "$slices" "$replicates" "$factor" "$span"
+    for (( k = 1; k <= slices; k++ )); do
+        printf '\nslice %d: %s\n' "$k" "$(head -n 1 "$work/s$k/schedule.txt" | sed 's/^# //')"
+        printf '%-26s' 'topognn/tree'
+        for (( r = 1; r <= replicates; r++ )); do printf ' %9s' "rep$r"; done
+        printf ' %9s\n' median
+        for m in "${METRICS[@]}"; do
+            printf '%-26s' "$m"
+            for (( r = 1; r <= replicates; r++ )); do
+                printf ' %9s' "$(awk -v k="$k" -v r="$r" -v m="$m" '$1 == k && $2 == r && $3 == m { print $4 }' "$work/ratios.txt")"
+            done
+            printf ' %9s\n' "$(ratios_of "$m" "$k" | median)"
+        done
+        for (( r = 1; r <= replicates; r++ )); do
+            for name in tree topognn; do
+                f="$work/s$k/r$r/$name/metrics.txt"
+                printf '  rep%d %-8s jobs %s heavy %s multi-group %s wait %s s main %s us bf %s us drained %s late %s\n' \
+                    "$r" "$name" "$(val "$f" jobs)" "$(val "$f" heavy_jobs)" \
+                    "$(val "$f" heavy_jobs_multi_group)" "$(val "$f" mean_wait_s)" \
+                    "$(val "$f" sched_cycle_mean_us)" "$(val "$f" bf_cycle_mean_us)" \
+                    "$(val "$f" drained)" "$(val "$f" sbatch_late)"
+            done
+        done
+    done
+    printf '\nmedian over all %d pairs (topognn/tree):\n' $(( slices * replicates ))
+    for m in "${METRICS[@]}"; do
+        printf '  %-26s %s\n' "$m" "$(ratios_of "$m" | median)"
+    done
+    printf 'sim_tree_agreement (median over the tree runs): %s (%s)\n' "$agreement_median" \
+        "$(awk '{ printf "%s%s", s, $3; s = " " }' "$work/agreement.txt")"
 fi
 (( keep )) && say "records kept in $work"
 exit 0

@@ -7,23 +7,28 @@
  * arithmetic that would be fragile in shell:
  *
  *   slurm_replay schedule --trace FILE [--skip K] [--jobs N] [--nodes 32]
- *                [--machine-procs 100] [--span S] [--max-runtime R]
+ *                [--machine-procs 100] [--span S] [--max-runtime R] [--factor F]
  *       prints the sbatch schedule, one job per line:
  *         submit_s nodes time_limit_min sleep_s name log_runtime_s
  *       Submit and run times are divided by one compression factor
- *       (slice span / S), so the offered load stays the log's; processors
+ *       (slice span / S; with --factor, F itself, and the slice ends with
+ *       the last job submitted within S), so the offered load stays the
+ *       log's; processors
  *       map to nodes as ceil(procs x nodes / machine-procs). Multi-node jobs
  *       are named heavy-<log id>, single-node ones none-<log id>.
  *
  *   slurm_replay analyze --graph G.json --schedule FILE --jobcomp FILE
  *                [--ctld-log FILE] [--comm DIR] [--seed S] [--host-gbps G]
- *                [--agreement]
+ *                [--begin-epoch T0] [--agreement]
  *       reads what Slurm did and prints "key value" lines:
  *       jobs, heavy_jobs, mean_wait_s, cross_group_bytes_heavy,
  *       total_bytes_heavy, cross_group_frac_heavy, heavy_jobs_multi_group
  *       and, with --agreement, sim_tree_agreement, sim_tree_compared and
  *       the same over the allocations made while no other job waited
- *       (*_no_queue). SLURM_REPLAY_VERBOSE=1 in the environment prints each
+ *       (*_no_queue). With --begin-epoch, the jobs were all submitted
+ *       ahead with sbatch --begin=T0+floor(submit_s): a job's wait counts
+ *       from that begin time, and it joins the agreement replay's queue
+ *       then. SLURM_REPLAY_VERBOSE=1 in the environment prints each
  *       disagreement and each heavy job's cross-group bytes on stderr.
  *
  * Cross-group bytes of a heavy job (the same formula for both runs):
@@ -64,6 +69,7 @@ typedef struct sched_opts {
 	const char *trace;
 	int skip, jobs, nodes, machine_procs;
 	double span, max_runtime;
+	double factor; /* > 0: this compression, jobs submitted within span */
 } sched_opts;
 
 static int job_nodes(int procs, int nodes, int machine_procs)
@@ -96,8 +102,15 @@ static int cmd_schedule(const sched_opts *o)
 		return 1;
 	}
 	t0 = t.jobs[first].submit;
+	if (o->factor > 0) {
+		/* one fixed compression: the slice is what falls into the span */
+		f = o->factor;
+		while (end - first > 2 && o->span > 0 && (t.jobs[end - 1].submit - t0) / f > o->span)
+			end--;
+	}
 	last = t.jobs[end - 1].submit - t0;
-	f = o->span > 0 && last > 0 ? last / o->span : 1.0;
+	if (o->factor <= 0)
+		f = o->span > 0 && last > 0 ? last / o->span : 1.0;
 	printf("# %s: jobs %d..%d of %d, log span %.0f s compressed %.1fx to %.1f s; "
 	       "procs -> nodes: ceil(procs x %d / %d)\n",
 	       o->trace, first, end - 1, t.njobs, last, f, last / f, o->nodes, o->machine_procs);
@@ -134,6 +147,7 @@ typedef struct rjob {
 	double log_runtime;      /* seconds in the log */
 	double submit, start, end; /* jobcomp, seconds */
 	double submit_ms, start_ms; /* slurmctld.log, seconds with ms; <0 unknown */
+	double offset;           /* submit time in the schedule, s */
 	char nodelist[256];
 	int done;                /* has a jobcomp record */
 } rjob;
@@ -182,6 +196,7 @@ static int load_schedule(run *r, const char *path)
 			   &j.log_runtime) != 6)
 			continue;
 		j.limit_min = limit;
+		j.offset = submit;
 		j.heavy = !strncmp(j.name, "heavy-", 6);
 		j.slurm_id = -1;
 		j.submit_ms = j.start_ms = -1;
@@ -279,6 +294,7 @@ typedef struct event {
 	long id;
 	double t;
 	double at; /* EV_RESV: the planned start, seconds */
+	int seq;   /* position in the log */
 	char nodes[256];
 } event;
 
@@ -357,6 +373,7 @@ static int load_ctld_log(events *e, const char *path)
 			}
 			ev = &e->ev[e->n++];
 			ev->kind = pats[i].kind;
+			ev->seq = e->n - 1;
 			ev->id = atol(line + m[1].rm_so);
 			ev->t = log_time(line);
 			ev->at = -1;
@@ -627,7 +644,36 @@ typedef struct analyze_opts {
 	unsigned seed;
 	double host_gbps;
 	int agreement;
+	double begin_epoch; /* > 0: jobs were submitted early with --begin */
 } analyze_opts;
+
+static int cmp_event_time(const void *a, const void *b)
+{
+	const event *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if ((x->kind == EV_SUBMIT) != (y->kind == EV_SUBMIT))
+		return x->kind == EV_SUBMIT ? -1 : 1;
+	return x->seq - y->seq; /* otherwise the log's order */
+}
+
+/* Jobs submitted ahead with --begin=T0+floor(offset) (bench/slurm.sh): a
+ * job's "submission" is when it became eligible, its begin time. Move the
+ * submit events there and put the events back in time order (a submission
+ * before anything else that happened in the same millisecond). */
+static void retime_submits(run *r, events *e, double begin_epoch)
+{
+	for (int i = 0; i < r->n; i++)
+		r->jobs[i].submit_ms = begin_epoch + floor(r->jobs[i].offset);
+	for (int i = 0; i < e->n; i++) {
+		rjob *j = e->ev[i].kind == EV_SUBMIT ? run_find_id(r, e->ev[i].id) : NULL;
+
+		if (j)
+			e->ev[i].t = j->submit_ms;
+	}
+	qsort(e->ev, (size_t)e->n, sizeof(*e->ev), cmp_event_time);
+}
 
 static int cmd_analyze(const analyze_opts *o)
 {
@@ -652,10 +698,12 @@ static int cmd_analyze(const analyze_opts *o)
 	    load_jobcomp(&r, o->jobcomp) || (o->ctld_log && load_ctld_log(&e, o->ctld_log)))
 		goto out;
 	/* millisecond submit and start times from the log where it has them */
+	if (o->begin_epoch > 0)
+		retime_submits(&r, &e, o->begin_epoch);
 	for (int i = 0; i < e.n; i++) {
 		rjob *j = run_find_id(&r, e.ev[i].id);
 
-		if (j && e.ev[i].kind == EV_SUBMIT)
+		if (j && e.ev[i].kind == EV_SUBMIT && o->begin_epoch <= 0)
 			j->submit_ms = e.ev[i].t;
 		else if (j && (e.ev[i].kind == EV_START || e.ev[i].kind == EV_BF_START) &&
 			 j->start_ms < 0)
@@ -669,7 +717,9 @@ static int cmd_analyze(const analyze_opts *o)
 		if (!j->done)
 			continue;
 		done++;
-		if (j->submit_ms >= 0 && j->start_ms >= 0) {
+		if (j->submit_ms >= 0 && j->start_ms < 0 && o->begin_epoch > 0) {
+			wait += j->start - j->submit_ms; /* jobcomp start (seconds) */
+		} else if (j->submit_ms >= 0 && j->start_ms >= 0) {
 			wait += j->start_ms - j->submit_ms;
 			waits_ms++;
 		} else {
@@ -717,18 +767,18 @@ static int usage(void)
 {
 	fprintf(stderr,
 		"usage: slurm_replay schedule --trace FILE [--skip K] [--jobs N] [--nodes N]\n"
-		"                    [--machine-procs P] [--span S] [--max-runtime R]\n"
+		"                    [--machine-procs P] [--span S] [--max-runtime R] [--factor F]\n"
 		"       slurm_replay analyze --graph G.json --schedule FILE --jobcomp FILE\n"
 		"                    [--ctld-log FILE] [--comm DIR] [--seed S] [--host-gbps G]\n"
-		"                    [--agreement]\n");
+		"                    [--begin-epoch T0] [--agreement]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
-	sched_opts so = {NULL, 0, 300, 32, 100, 240, 120};
+	sched_opts so = {NULL, 0, 300, 32, 100, 240, 120, 0};
 	analyze_opts ao = {NULL, NULL, NULL, NULL, FIXTURES_DIR "/comm", DEFAULT_SEED,
-			   DEFAULT_HOST_GBPS, 0};
+			   DEFAULT_HOST_GBPS, 0, 0};
 
 	if (argc < 2)
 		return usage();
@@ -756,6 +806,10 @@ int main(int argc, char **argv)
 			so.span = atof(v);
 		else if (!strcmp(a, "--max-runtime"))
 			so.max_runtime = atof(v);
+		else if (!strcmp(a, "--factor"))
+			so.factor = atof(v);
+		else if (!strcmp(a, "--begin-epoch"))
+			ao.begin_epoch = atof(v);
 		else if (!strcmp(a, "--graph"))
 			ao.graph = v;
 		else if (!strcmp(a, "--schedule"))

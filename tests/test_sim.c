@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,176 @@ static void test_determinism(void **state)
 	world_free(&w);
 }
 
+/* g_min on the real SuperPOD (8 groups of 10-18 hosts): the largest groups
+ * fill first; and on an equal 3 x 4 fat-tree. */
+static void test_bound_gmin(void **state)
+{
+	struct world w;
+	topo_error err;
+	sim_net *n;
+	sim_bound *b;
+	int sizes[16] = {0}, ng, sorted[16], total = 0, hosts[3] = {0, 1, 5};
+
+	world_new(&w, "groups=3,hosts=4,rails=2");
+	n = sim_net_new(w.c, &err);
+	b = sim_bound_new(w.c, n);
+	assert_non_null(b);
+	assert_int_equal(sim_bound_gmin(b, 1), 1);
+	assert_int_equal(sim_bound_gmin(b, 4), 1);
+	assert_int_equal(sim_bound_gmin(b, 5), 2);
+	assert_int_equal(sim_bound_gmin(b, 9), 3);
+	assert_int_equal(sim_bound_groups(b, hosts, 2), 1);
+	assert_int_equal(sim_bound_groups(b, hosts, 3), 2);
+	sim_bound_free(b);
+	sim_net_free(n);
+	world_free(&w);
+
+	w.g = sim_load_graph("ibnetdiscover", FIXTURES_DIR "/fabrics/dgx-h100-superpod.ibnetdiscover",
+			     &err);
+	assert_non_null(w.g);
+	w.c = place_cluster_new(w.g, &err);
+	assert_non_null(w.c);
+	ng = place_cluster_ngroups(w.c);
+	assert_true(ng == 8);
+	for (int h = 0; h < place_cluster_nhosts(w.c); h++)
+		sizes[place_cluster_host_group(w.c, h)]++;
+	/* the expected g_min from the group sizes, sorted by hand here */
+	memcpy(sorted, sizes, sizeof(sorted));
+	for (int i = 0; i < ng; i++)
+		for (int k = i + 1; k < ng; k++)
+			if (sorted[k] > sorted[i]) {
+				int t = sorted[i];
+
+				sorted[i] = sorted[k];
+				sorted[k] = t;
+			}
+	assert_true(sorted[0] == 18 && sorted[ng - 1] == 10);
+	n = sim_net_new(w.c, &err);
+	b = sim_bound_new(w.c, n);
+	assert_non_null(b);
+	assert_int_equal(sim_bound_gmin(b, sorted[0]), 1);
+	assert_int_equal(sim_bound_gmin(b, sorted[0] + 1), 2);
+	assert_int_equal(sim_bound_gmin(b, sorted[0] + sorted[1]), 2);
+	assert_int_equal(sim_bound_gmin(b, sorted[0] + sorted[1] + 1), 3);
+	for (int i = 0; i < ng; i++)
+		total += sorted[i];
+	assert_int_equal(total, 119);
+	assert_int_equal(sim_bound_gmin(b, total), ng);
+	sim_bound_free(b);
+	sim_net_free(n);
+	world_free(&w);
+}
+
+/* 2 groups of 4 hosts, 1 rail, every multi-host job heavy with one profile
+ * (1 GB per iteration, 0.1 s compute; 400 Gb/s cables). Under tree: J1 (3
+ * hosts) and J2 (3) fill one group each, so J3 (2 hosts, 400 s) is split
+ * over hosts 3 and 7: 2 groups where 1 would do (avoidable). J4 (6 hosts,
+ * later, alone) needs 2 groups anyway. J3's ring: 2 flows of 1 GB, both
+ * crossing, 400 / (0.1 + 8/400) = 3333.3 iterations: 6.667e12 B. J4's: 6
+ * flows of 2 x 5/6 GB, 2 crossing, 400 / (0.1 + 0.0333) = 3000 iterations:
+ * 1e13 B. The bound places J3 in one group (0 B) and J4 as it went (1e13). */
+static void test_bound_and_avoidable(void **state)
+{
+	struct world w;
+	topo_trace t;
+	sim_metrics m;
+	sim_config cfg;
+	topo_error err;
+	topo_comm_profile prof;
+	json_t *j;
+
+	memset(&prof, 0, sizeof(prof));
+	prof.comm = (place_comm){PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.1};
+	world_new(&w, "groups=2,hosts=4,rails=1");
+	swf(&t, SWF(1, 0, 1000, 3, 1000) SWF(2, 1, 1000, 3, 1000) SWF(3, 2, 400, 2, 400)
+		SWF(4, 5000, 400, 6, 400));
+	sim_config_init(&cfg);
+	cfg.policy = PLACE_POLICY_TREE;
+	cfg.profiles = &prof;
+	cfg.nprofiles = 1;
+	if (sim_run(w.c, &t, &cfg, &m, &err))
+		fail_msg("sim: %s", err.text);
+	assert_int_equal(m.heavy_jobs, 4);
+	assert_int_equal(m.multi_group_heavy, 2);
+	assert_int_equal(m.avoidable_multi_group, 1);
+	assert_int_equal(m.bound_multi_group_heavy, 1);
+	assert_float_equal(m.cross_group_bytes_heavy, 400 / 0.12 * 2e9 + 1e13, 1e3);
+	assert_float_equal(m.cross_leaf_bytes_heavy, m.cross_group_bytes_heavy, 1e3);
+	assert_float_equal(m.bound_cross_group_bytes_heavy, 1e13, 1e3);
+	assert_float_equal(m.bound_cross_leaf_bytes_heavy, 1e13, 1e3);
+	/* the JSON carries the same numbers */
+	j = sim_bound_json(&m);
+	assert_float_equal(json_real_value(json_object_get(j, "cross_group_bytes_heavy")), 1e13, 1e3);
+	assert_int_equal(json_integer_value(json_object_get(j, "multi_group_heavy")), 1);
+	json_decref(j);
+	j = sim_metrics_json(&m);
+	assert_int_equal(json_integer_value(json_object_get(j, "avoidable_multi_group")), 1);
+	json_decref(j);
+	trace_free(&t);
+	world_free(&w);
+}
+
+static void locality_run(struct world *w, const topo_trace *t, place_policy p, double frac,
+			 const topo_comm_profile *prof, int nprof, sim_metrics *m)
+{
+	sim_config cfg;
+	topo_error err;
+
+	sim_config_init(&cfg);
+	cfg.policy = p;
+	cfg.profiles = prof;
+	cfg.nprofiles = nprof;
+	cfg.locality_wait_frac = frac;
+	if (sim_run(w->c, t, &cfg, m, &err))
+		fail_msg("sim: %s", err.text);
+}
+
+/* Two groups of 4 hosts. J1 (3 hosts, until 100) takes su1's 0-2, J2 (3
+ * hosts, until 1000) su2's 4-6. J3 (2 hosts, heavy, limit 50) arrives at
+ * 10: hosts 3 and 7 are free, two groups where one would do; su1 frees at
+ * 100 (J1's requested end), 90 s, within its budget of 2 x 50 s: deferred.
+ * J5 (one host, requested 500 s) arrives at 20; it would run past J3's
+ * expected start, so the reservation keeps su1 for J3 and J5 takes host 7.
+ * J3 starts at 100 in su1. Waits 0, 0, 90, 0; no byte crosses a group.
+ * Without the wait: J3 at 10 over both groups, J5 waits for it (until 60).
+ * tree never waits, whatever LocalityWait says. */
+static void test_locality_wait(void **state)
+{
+	struct world w;
+	topo_trace t;
+	topo_error err;
+	topo_comm_profile prof[2];
+	sim_metrics m, off, tree, tree_lw;
+
+	world_new(&w, "groups=2,hosts=4,rails=1");
+	assert_int_equal(sim_load_profiles(FIXTURES_DIR "/comm", prof, 2, &err), 2);
+	swf(&t, SWF(1, 0, 100, 3, 100) SWF(2, 0, 1000, 3, 1000) SWF(3, 10, 50, 2, 50)
+		SWF(5, 20, 30, 1, 500));
+	locality_run(&w, &t, PLACE_POLICY_MODEL, 2.0, prof, 2, &m);
+	assert_int_equal(m.started, 4);
+	assert_int_equal(m.deferred_jobs, 1);
+	assert_true(m.deferrals >= 1);
+	assert_float_equal(m.mean_defer_s, 90.0, 1e-9);
+	assert_float_equal(m.mean_wait_s, 90.0 / 4, 1e-9);
+	assert_true(m.cross_group_bytes_heavy == 0);
+	locality_run(&w, &t, PLACE_POLICY_MODEL, 0, prof, 2, &off);
+	assert_int_equal(off.deferred_jobs, 0);
+	assert_float_equal(off.mean_wait_s, 40.0 / 4, 1e-9);
+	assert_true(off.cross_group_bytes_heavy > 0);
+	/* a budget too small for the 90 s: placed at once, as without */
+	locality_run(&w, &t, PLACE_POLICY_MODEL, 1.0, prof, 2, &m);
+	assert_int_equal(m.deferred_jobs, 0);
+	assert_true(m.mean_wait_s == off.mean_wait_s);
+	locality_run(&w, &t, PLACE_POLICY_TREE, 0, prof, 2, &tree);
+	locality_run(&w, &t, PLACE_POLICY_TREE, 2.0, prof, 2, &tree_lw);
+	assert_int_equal(tree_lw.deferrals, 0);
+	assert_true(tree.mean_wait_s == tree_lw.mean_wait_s);
+	assert_true(tree.cross_group_bytes_heavy == tree_lw.cross_group_bytes_heavy);
+	assert_true(tree.cross_group_bytes_heavy > 0);
+	trace_free(&t);
+	world_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +389,9 @@ int main(void)
 		cmocka_unit_test(test_backfill_respects_reservation),
 		cmocka_unit_test(test_maxmin_sharing),
 		cmocka_unit_test(test_determinism),
+		cmocka_unit_test(test_bound_gmin),
+		cmocka_unit_test(test_bound_and_avoidable),
+		cmocka_unit_test(test_locality_wait),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,6 +33,7 @@ struct opts {
 	const char *policies, *model, *emit, *comm_dir, *decision_log;
 	int jobs, scale, procs_per_host, json, progress, gpus, depth, train_every;
 	unsigned seed;
+	double wait_frac, wait_cap_s; /* --locality-wait */
 };
 
 static void usage(FILE *f)
@@ -43,7 +44,8 @@ static void usage(FILE *f)
 		"                   [--jobs N] [--seed S] [--scale K] [--procs-per-host N]\n"
 		"                   [--gpus-per-host N] [--backfill-depth N] [--comm DIR]\n"
 		"                   [--model FILE] [--emit-training FILE] [--train-every N]\n"
-		"                   [--json] [--progress] [--decision-log FILE]\n");
+		"                   [--json] [--progress] [--decision-log FILE]\n"
+		"                   [--locality-wait FRAC[,CAP]]\n");
 }
 
 static int parse_int(const char *s, int lo, int *out)
@@ -66,7 +68,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"gpus-per-host", 1, 0, 'G'}, {"backfill-depth", 1, 0, 'b'}, {"comm", 1, 0, 'c'},
 		{"model", 1, 0, 'm'}, {"emit-training", 1, 0, 'e'}, {"json", 0, 0, 'j'},
 		{"progress", 0, 0, 'r'}, {"train-every", 1, 0, 'T'}, {"decision-log", 1, 0, 'd'},
-		{"help", 0, 0, 'h'},
+		{"locality-wait", 1, 0, 'w'}, {"help", 0, 0, 'h'},
 		{0, 0, 0, 0}};
 	int c, v;
 
@@ -101,6 +103,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'e': o->emit = optarg; break;
 		case 'd': o->decision_log = optarg; break;
 		case 'j': o->json = 1; break;
+		case 'w': {
+			char why[256];
+
+			if (place_locality_wait_parse(optarg, &o->wait_frac, &o->wait_cap_s, why,
+						      sizeof(why))) {
+				fprintf(stderr, "topognn-sim: --locality-wait: %s\n", why);
+				return -1;
+			}
+			break;
+		}
 		case 'r': o->progress = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case 'n': case 's': case 'k': case 'P': case 'G': case 'b': case 'T':
@@ -140,27 +152,6 @@ static void progress(void *ctx, int done, int total)
 	if (done == total)
 		fputc('\n', stderr);
 	fflush(stderr);
-}
-
-static json_t *metrics_json(const sim_metrics *m)
-{
-	return json_pack("{s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:I,s:I}",
-			 "jobs", m->jobs, "started", m->started, "dropped", m->dropped,
-			 "heavy_jobs", m->heavy_jobs, "total_bytes_heavy", m->total_bytes_heavy,
-			 "cross_leaf_bytes_heavy", m->cross_leaf_bytes_heavy,
-			 "cross_group_bytes_heavy", m->cross_group_bytes_heavy,
-			 "cross_leaf_frac_heavy", m->cross_leaf_frac,
-			 "cross_group_frac_heavy", m->cross_group_frac,
-			 "mean_comm_slowdown", m->mean_comm_slowdown,
-			 "p95_comm_slowdown", m->p95_comm_slowdown, "mean_wait_s", m->mean_wait_s,
-			 "p95_wait_s", m->p95_wait_s, "makespan_s", m->makespan_s,
-			 "utilization", m->utilization, "fragmentation", m->fragmentation,
-			 "decision_p50_us", m->decision_p50_us, "decision_p99_us", m->decision_p99_us,
-			 "refresh_p99_us", m->refresh_p99_us,
-			 "failed_decision_share", m->decisions + m->failed_decisions > 0 ?
-				 (double)m->failed_decisions / (double)(m->decisions + m->failed_decisions) : 0.0,
-			 "decisions", (json_int_t)m->decisions, "failed_decisions",
-			 (json_int_t)m->failed_decisions);
 }
 
 int main(int argc, char **argv)
@@ -230,6 +221,8 @@ int main(int argc, char **argv)
 		cfg.profiles = prof;
 		cfg.nprofiles = nprof;
 		cfg.model_path = o.model;
+		cfg.locality_wait_frac = o.wait_frac;
+		cfg.locality_wait_cap_s = o.wait_cap_s;
 		if (o.train_every > 0)
 			cfg.train_every = o.train_every;
 		/* samples come from the first policy's run only */
@@ -253,10 +246,12 @@ int main(int argc, char **argv)
 		root = json_object();
 		pol = json_object();
 		for (int i = 0; i < n; i++)
-			json_object_set_new(pol, m[i].policy, metrics_json(&m[i]));
+			json_object_set_new(pol, m[i].policy, sim_metrics_json(&m[i]));
 		json_object_set_new(root, "hosts", json_integer(place_cluster_nhosts(c)));
 		json_object_set_new(root, "jobs", json_integer(trace.njobs));
 		json_object_set_new(root, "seed", json_integer(o.seed));
+		if (n > 0)
+			json_object_set_new(root, "bound", sim_bound_json(&m[0]));
 		json_object_set_new(root, "policies", pol);
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);

@@ -104,6 +104,11 @@ void place_state_set_host(place_state *s, int host, int total_gpus, int free_gpu
 int place_state_add_job(place_state *s, uint32_t job_id, const int *hosts, int nhosts,
 			int gpus_per_host, int cores_per_host, const place_comm *comm);
 int place_state_remove_job(place_state *s, uint32_t job_id);
+/* When a running job is expected to end, in the caller's clock (the same
+ * as place_request.now_s): its time limit in Slurm, its requested time in
+ * the simulator, never its true run time. 0 (the default) = unknown: its
+ * hosts are not counted on to free. Returns 0, or -1 for an unknown job. */
+int place_state_set_job_end(place_state *s, uint32_t job_id, double end_s);
 /* Telemetry overlay: utilisation 0..1 of the up-links of a leaf switch
  * (by graph vertex name); unknown names are ignored and counted. */
 int place_state_set_leaf_uplink_util(place_state *s, const char *leaf, double util);
@@ -127,6 +132,12 @@ typedef struct place_request {
 	const uint8_t *allowed; /* optional: nhosts flags, 0 = not offered (Slurm node_map) */
 	int max_groups;         /* 0: no limit (Slurm --switches) */
 	place_comm comm;
+	/* waiting for locality (place_config.locality_wait_*): the caller's
+	 * clock, the job's time limit (0 unknown: never defer) and how long
+	 * it has been deferred already (0 the first time) */
+	double now_s;
+	double time_limit_s;
+	double deferred_s;
 } place_request;
 
 #define PLACE_MAX_ALTERNATIVES 8
@@ -157,6 +168,18 @@ typedef struct place_decision {
 	double refresh_us;  /* part of latency_us spent bringing a
 			     * scorer up to date with a changed state; 0 when
 			     * place_engine_refresh() ran after the change */
+	/* waiting for locality (heavy requests only, see place_defer.c) */
+	int min_groups;     /* groups the job needs on the empty cluster; 0 not computed */
+	int locality_checked; /* chosen spans more than min_groups and defer was weighed */
+	int deferred;       /* 1: do not start now; chosen is the best set there is now */
+	double defer_wait_s;  /* predicted wait until defer_groups frees */
+	int defer_groups;     /* groups of the placement expected by then */
+	double defer_budget_s; /* the job's whole budget (LocalityWait) */
+	char defer_why[192];  /* one sentence: why deferred, or why not */
+	/* when deferred: the groups expected to hold the placement (ngroups
+	 * flags, owned by the engine, valid until the next call): a
+	 * reservation keeps them for the job */
+	const uint8_t *defer_group_mask;
 } place_decision;
 
 /* ---- engine --------------------------------------------------------------- */
@@ -168,11 +191,25 @@ typedef struct place_config {
 	const char *model_path;   /* GNN model file for the gnn policy; NULL: none */
 	double hop_latency_us;    /* model: latency per cable hop per
 				   * collective step, default 0.5 */
+	/* LocalityWait: a heavy job whose best placement now spans more
+	 * groups than it needs on the empty cluster may be deferred (model
+	 * and gnn policies) while a better one is predicted to free within
+	 * min(frac x its time limit, cap) of its first deferral. Both 0
+	 * (the default): never defer. cap 0 = no cap. */
+	double locality_wait_frac;
+	double locality_wait_cap_s;
 } place_config;
 
 #define PLACE_DEFAULT_HOP_LATENCY_US 0.5
 
 void place_config_init(place_config *cfg);
+
+/* Parse a LocalityWait value: "off", or FRAC[,CAP] where FRAC is the share
+ * of a job's time limit (0..10) and CAP a duration with an optional unit
+ * s, m or h (default seconds; 0 = no cap), e.g. "0.25,2h". Returns 0, or
+ * -1 with a one-sentence reason. */
+int place_locality_wait_parse(const char *s, double *frac, double *cap_s, char *why,
+			      size_t len);
 
 typedef struct place_engine place_engine;
 

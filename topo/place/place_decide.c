@@ -7,7 +7,13 @@
  *
  * Every candidate is costed by one scorer so the choice, the baseline and
  * the alternatives compare: the gnn scorer under the gnn policy, the model
- * scorer otherwise. A scorer's prepare() runs once per state version.
+ * scorer otherwise. A job of class none or light is costed by the model
+ * under gnn too: its placement is a packing question (the model's
+ * class-aware packing, docs/job-classes.md), not a communication one. A
+ * scorer's prepare() runs once per state version.
+ *
+ * A heavy job's decision may end "deferred" (place_defer.c): the best set
+ * is reported but the caller should not start it yet.
  *
  * All memory is allocated in place_engine_new(); place_decide() allocates
  * nothing (tests/test_place.c checks this by counting malloc calls).
@@ -82,6 +88,7 @@ struct place_engine {
 	int *stamp;
 	int *out_hosts;        /* (2 + PLACE_MAX_ALTERNATIVES) * nhosts */
 	uint8_t *picked;       /* per candidate, for alternatives */
+	place_defer defer;     /* waiting for locality */
 };
 
 void place_engine_free(place_engine *e)
@@ -95,6 +102,7 @@ void place_engine_free(place_engine *e)
 	free(e->stamp);
 	free(e->out_hosts);
 	free(e->picked);
+	place_defer_free(&e->defer);
 	free(e);
 }
 
@@ -118,9 +126,11 @@ place_engine *place_engine_new(const place_cluster *c, const place_config *cfg, 
 		place_engine_free(e);
 		return NULL;
 	}
-	if (e->cfg.frag_weight < 0 || e->cfg.hop_latency_us < 0) {
+	if (e->cfg.frag_weight < 0 || e->cfg.hop_latency_us < 0 ||
+	    e->cfg.locality_wait_frac < 0 || e->cfg.locality_wait_cap_s < 0) {
 		topo_error_set(err, "", 0,
-			       "the fragmentation weight and hop latency must not be negative");
+			       "the fragmentation weight, hop latency and locality wait must not "
+			       "be negative");
 		place_engine_free(e);
 		return NULL;
 	}
@@ -134,7 +144,8 @@ place_engine *place_engine_new(const place_cluster *c, const place_config *cfg, 
 	e->stamp = calloc((size_t)(c->ngroups + c->nleaves + 2 * c->nclasses) + 1, sizeof(int));
 	e->out_hosts = malloc((2 + PLACE_MAX_ALTERNATIVES) * N * sizeof(int));
 	e->picked = calloc((size_t)e->cfg.candidates + 1, 1);
-	if (!e->tree || !e->model || !e->stamp || !e->out_hosts || !e->picked)
+	if (!e->tree || !e->model || !e->stamp || !e->out_hosts || !e->picked ||
+	    place_defer_init(&e->defer, c) < 0)
 		goto oom;
 	place_model_scorer(e->model, &e->slot[PLACE_POLICY_MODEL].s);
 	e->slot[PLACE_POLICY_MODEL].set = 1;
@@ -338,6 +349,8 @@ int place_decide(place_engine *e, const place_state *s, const place_request *r,
 		return fail(out, t0);
 	}
 	sl = &e->slot[policy == PLACE_POLICY_GNN ? PLACE_POLICY_GNN : PLACE_POLICY_MODEL];
+	if (policy == PLACE_POLICY_GNN && sl->set && r->comm.cls != PLACE_COMM_HEAVY)
+		sl = &e->slot[PLACE_POLICY_MODEL]; /* packing, not communication */
 	if (!sl->set) {
 		snprintf(out->reason, sizeof(out->reason), "no GNN model loaded");
 		return fail(out, t0);
@@ -367,6 +380,7 @@ int place_decide(place_engine *e, const place_state *s, const place_request *r,
 	if (base >= 0)
 		fill_choice(e, &out->baseline, 1, &k->set[base], policy_kind(baseline, &k->set[base]));
 	fill_alternatives(e, out, chosen);
+	place_defer_check(&e->defer, e->c, s, r, k->usable, &e->cfg, out);
 	out->ok = 1;
 	out->latency_us = now_us() - t0;
 	return 0;

@@ -109,6 +109,7 @@ typedef struct place_job {
 	int exclusive;
 	place_comm comm;
 	int loads;             /* its flows are counted in bg_flows */
+	double end_s;          /* expected end (time limit), 0 unknown */
 } place_job;
 
 struct place_state {
@@ -193,6 +194,27 @@ void place_tree_free(place_tree *t);
  * hosts (ascending) into out and returns their count, or -1 with reason. */
 int place_tree_select(place_tree *t, const place_cluster *c, const uint8_t *usable,
 		      const place_request *r, int *out, char *reason, size_t len);
+
+/* ---- waiting for locality (place_defer.c) ------------------------------ */
+
+/* Scratch of the defer check; owned by the engine, allocated once. */
+typedef struct place_defer {
+	int *key;        /* per host: seconds until usable, or INT_MAX */
+	int *order;      /* hosts sorted by key */
+	int *gcnt;       /* per group: hosts usable by the time swept */
+	int *gtmp;       /* per group: scratch for the cover count */
+	uint8_t *mask;   /* per group: the reservation of a deferred job */
+} place_defer;
+
+int place_defer_init(place_defer *d, const place_cluster *c);
+void place_defer_free(place_defer *d);
+/* Fill out->min_groups for a heavy request and, for the model and gnn
+ * policies with a LocalityWait budget, decide whether the chosen set
+ * (already in out->chosen) should wait for a better one. `usable` are
+ * the hosts usable now (place_cands). Allocates nothing. */
+void place_defer_check(place_defer *d, const place_cluster *c, const place_state *s,
+		       const place_request *r, const uint8_t *usable, const place_config *cfg,
+		       place_decision *out);
 
 /* ---- model scorer --------------------------------------------------------- */
 

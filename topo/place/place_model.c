@@ -27,6 +27,20 @@
  *   Slowdown = (compute + comm) / (compute + comm on idle cables, one leaf).
  * Fragmentation: the number of wholly idle groups the set takes part of but
  * not all, since the next large job needs whole groups.
+ * Packing (class-aware, docs/job-classes.md): a job that does not
+ * communicate much (class none or light) should fill fragments and partly
+ * used groups, so that whole groups stay whole for heavy jobs. For those
+ * jobs each group the set touches adds, weighted by its share of the set,
+ *   - tightness: the share of the group's hosts still idle after it, so the
+ *     fullest group wins (best fit by group, not by leaf);
+ *   - pinning: the share of the job's time limit during which it would be
+ *     the one thing keeping the group from being wholly free (the group's
+ *     other jobs end by their expected ends; unknown ends never free), so
+ *     it goes where its neighbours outlast it rather than where a group is
+ *     about to free.
+ * Their mean, times frag_weight, is added to the cost (at most one idle
+ * group's worth). Heavy jobs are not packed this way: their cost is their
+ * communication and the idle groups they break.
  *
  * prepare() counts idle hosts per group once per state version; score()
  * allocates nothing.
@@ -36,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 
 struct place_model {
 	double frag_weight;
@@ -44,6 +59,7 @@ struct place_model {
 	int *touched;         /* resources with flows != 0 */
 	int ntouched;
 	int *leaf_cnt, *group_cnt, *group_idle;
+	double *group_end;    /* when the group's busy hosts are all expected free */
 	uint8_t *leaf_mark;
 };
 
@@ -99,8 +115,9 @@ place_model *place_model_new(const place_cluster *c, double frag_weight, double 
 	m->leaf_mark = calloc((size_t)c->nleaves + 1, 1);
 	m->group_cnt = calloc((size_t)c->ngroups + 1, sizeof(int));
 	m->group_idle = calloc((size_t)c->ngroups + 1, sizeof(int));
+	m->group_end = calloc((size_t)c->ngroups + 1, sizeof(double));
 	if (!m->flows || !m->touched || !m->leaf_cnt || !m->leaf_mark || !m->group_cnt ||
-	    !m->group_idle) {
+	    !m->group_idle || !m->group_end) {
 		place_model_free(m);
 		return NULL;
 	}
@@ -117,6 +134,7 @@ void place_model_free(place_model *m)
 	free(m->leaf_mark);
 	free(m->group_cnt);
 	free(m->group_idle);
+	free(m->group_end);
 	free(m);
 }
 
@@ -126,9 +144,22 @@ static int model_prepare(void *ctx, const place_cluster *c, const place_state *s
 	place_model *m = ctx;
 
 	memset(m->group_idle, 0, (size_t)c->ngroups * sizeof(int));
+	for (int g = 0; g < c->ngroups; g++)
+		m->group_end[g] = 0;
 	for (int h = 0; h < c->nhosts; h++)
 		if (!s->flags[h] && !s->njobs[h])
 			m->group_idle[c->host_group[h]]++;
+	for (int i = 0; i < s->njobs_running; i++) {
+		const place_job *j = &s->jobs[i];
+		double e = j->end_s > 0 ? j->end_s : HUGE_VAL;
+
+		for (int k = 0; k < j->nhosts; k++) {
+			int g = c->host_group[j->hosts[k]];
+
+			if (e > m->group_end[g])
+				m->group_end[g] = e;
+		}
+	}
 	return 0;
 }
 
@@ -278,6 +309,32 @@ static double frag_cost(place_model *m, const place_cluster *c, const int *hosts
 	return broken;
 }
 
+/* Class-aware packing cost of a none/light job's set, 0..1 (see top). */
+static double pack_cost(const place_model *m, const place_cluster *c, const place_request *r,
+			const int *hosts, int n)
+{
+	double cost = 0, limit = r->time_limit_s, end = r->now_s + limit;
+
+	for (int i = 0, start = 0; i < n; i++) {
+		int g = c->host_group[hosts[i]], k, after;
+		double tight, pin = 0, free_at;
+
+		if (i + 1 < n && c->host_group[hosts[i + 1]] == g)
+			continue;
+		k = i + 1 - start;
+		start = i + 1;
+		after = m->group_idle[g] - k;
+		tight = after > 0 ? (double)after / c->group_nhosts[g] : 0;
+		if (limit > 0) {
+			free_at = m->group_end[g] > r->now_s ? m->group_end[g] : r->now_s;
+			pin = (end - free_at) / limit;
+			pin = pin < 0 ? 0 : pin > 1 ? 1 : pin;
+		}
+		cost += (double)k / n * (tight + pin) / 2;
+	}
+	return cost;
+}
+
 static int model_score(void *ctx, const place_cluster *c, const place_state *s,
 		       const place_request *r, place_candidate *cands, int n, char *reason,
 		       size_t len)
@@ -294,6 +351,8 @@ static int model_score(void *ctx, const place_cluster *c, const place_state *s,
 			slow = (compute + t) / (compute + ideal);
 		k->comm_time_s = t;
 		k->frag_cost = m->frag_weight * frag_cost(m, c, k->hosts, k->nhosts);
+		if (r->comm.cls != PLACE_COMM_HEAVY)
+			k->frag_cost += m->frag_weight * pack_cost(m, c, r, k->hosts, k->nhosts);
 		k->cost = slow + k->frag_cost;
 	}
 	return 0;

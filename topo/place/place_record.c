@@ -53,6 +53,24 @@ static json_t *request_json(const place_cluster *c, const place_request *r)
 			 r->comm.bytes_per_iter, "compute_s_per_iter", r->comm.compute_s_per_iter);
 }
 
+/* Waiting for locality: what was weighed, only for heavy requests. */
+static json_t *locality_json(const place_request *r, const place_decision *d)
+{
+	json_t *o = json_pack("{s:i, s:b, s:b}", "min_groups", d->min_groups, "checked",
+			      d->locality_checked, "deferred", d->deferred);
+
+	if (!o || !d->locality_checked)
+		return o;
+	json_object_set_new(o, "waited_s", json_real(r->deferred_s));
+	json_object_set_new(o, "budget_s", json_real(d->defer_budget_s));
+	if (d->deferred) {
+		json_object_set_new(o, "expected_wait_s", json_real(d->defer_wait_s));
+		json_object_set_new(o, "expected_groups", json_integer(d->defer_groups));
+	}
+	json_object_set_new(o, "why", json_string(d->defer_why));
+	return o;
+}
+
 char *place_record_json(const place_cluster *c, const place_request *r,
 			const place_decision *d, const char *scorer, double timestamp)
 {
@@ -85,6 +103,8 @@ char *place_record_json(const place_cluster *c, const place_request *r,
 	for (int i = 0; alts && i < d->nalternatives; i++)
 		json_array_append_new(alts, choice_json(c, &d->alternatives[i]));
 	json_object_set_new(o, "alternatives", alts ? alts : json_array());
+	if (d->ok && d->min_groups > 0)
+		json_object_set_new(o, "locality", locality_json(r, d));
 	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(o);
 	return text;

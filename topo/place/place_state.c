@@ -149,6 +149,17 @@ int place_state_remove_job(place_state *s, uint32_t job_id)
 	return 0;
 }
 
+int place_state_set_job_end(place_state *s, uint32_t job_id, double end_s)
+{
+	int i = find_job(s, job_id);
+
+	if (i < 0)
+		return -1;
+	s->jobs[i].end_s = end_s > 0 ? end_s : 0;
+	s->version++; /* the model's packing reads end times */
+	return 0;
+}
+
 int place_state_set_leaf_uplink_util(place_state *s, const char *leaf, double util)
 {
 	int v = topo_graph_find(s->c->g, TOPO_V_SWITCH, leaf);

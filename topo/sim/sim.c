@@ -35,6 +35,8 @@ typedef struct sjob {
 	sim_flows fl;
 	double bytes_per_flow; /* per iteration */
 	double t_ideal;        /* one iteration's collective on idle cables, s */
+	double defer_start;    /* first deferral for locality, -1 never */
+	double defer_deadline; /* when its locality wait budget runs out */
 } sjob;
 
 typedef struct sim {
@@ -70,6 +72,13 @@ typedef struct sim {
 	int is_fork;
 	place_features *feat; /* training: the GNN's graph and features */
 	int forced_job;  /* fork: the job whose outcome is measured */
+	/* the queue head deferred for locality: the groups kept for it and
+	 * when its placement is expected (a host-aware EASY reservation) */
+	int resv_job;    /* job index, -1 none */
+	double resv_until;
+	uint8_t *resv_mask; /* ngroups */
+	uint8_t *allowed;   /* scratch: hosts a backfilled job may use */
+	long deferrals;
 	char last_reason[256]; /* the engine's last refusal */
 } sim;
 
@@ -216,15 +225,15 @@ static int start_job(sim *s, int idx, const int *hosts, topo_error *err)
 	if (j->heavy) {
 		if (sim_net_ring(s->net, j->hosts, j->nh, &j->fl))
 			goto oom;
-		if (j->fl.rails > 0 && j->nh > 1)
-			j->bytes_per_flow = 2.0 * (j->nh - 1) / j->nh * j->comm.bytes_per_iter /
-					    j->fl.rails;
-		j->t_ideal = j->bytes_per_flow * 8.0 / (j->fl.cable_gbps * 1e9);
+		sim_ring_cost(&j->fl, j->nh, j->comm.bytes_per_iter, &j->bytes_per_flow,
+			      &j->t_ideal);
 		s->net_dirty = 1;
 	}
 	hosts_take(s, j, +1);
 	j->status = J_RUNNING;
 	j->start = s->now;
+	/* the engine predicts frees from requested times, as Slurm from limits */
+	place_state_set_job_end(s->st, (uint32_t)idx + 1, j->start + j->req);
 	j->work_left = j->base;
 	j->rate = 1.0;
 	s->run[s->nrun++] = idx;
@@ -266,6 +275,9 @@ static void build_request(const sim *s, int idx, place_request *r)
 
 	memset(r, 0, sizeof(*r));
 	r->job_id = (uint32_t)idx + 1;
+	r->now_s = s->now;
+	r->time_limit_s = j->req;
+	r->deferred_s = j->defer_start >= 0 ? s->now - j->defer_start : 0;
 	r->min_hosts = r->max_hosts = j->nh;
 	r->gpus_per_host = j->gpus;
 	r->cores_per_host = j->cores;
@@ -274,8 +286,29 @@ static void build_request(const sim *s, int idx, place_request *r)
 		r->comm = j->comm;
 }
 
-/* Try to place queue entry qi now. 1 started, 0 not now, -1 error. */
-static int try_start(sim *s, int qi, topo_error *err)
+/* The engine deferred job idx (queue entry qi) for locality: remember
+ * since when and until when it may wait, and for the queue head the groups
+ * its reservation keeps. */
+static void note_deferral(sim *s, int qi, int idx, const place_decision *d)
+{
+	sjob *j = &s->jobs[idx];
+
+	if (j->defer_start < 0) {
+		j->defer_start = s->now;
+		j->defer_deadline = s->now + d->defer_budget_s;
+	}
+	if (!s->is_fork)
+		s->deferrals++;
+	if (qi == 0 && d->defer_group_mask) {
+		s->resv_job = idx;
+		s->resv_until = s->now + d->defer_wait_s;
+		memcpy(s->resv_mask, d->defer_group_mask, (size_t)place_cluster_ngroups(s->c));
+	}
+}
+
+/* Try to place queue entry qi now, on `allowed` hosts (NULL: any).
+ * 1 started, 0 not now (no room, or deferred for locality), -1 error. */
+static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
 {
 	int idx = s->queue[qi];
 	place_request r;
@@ -284,6 +317,7 @@ static int try_start(sim *s, int qi, topo_error *err)
 	int rc, logging;
 
 	build_request(s, idx, &r);
+	r.allowed = allowed;
 	/* the scorers follow the state once per change, before the decision
 	 * (a scheduler would do this when it learns of the change) */
 	t0 = now_us();
@@ -305,16 +339,20 @@ static int try_start(sim *s, int qi, topo_error *err)
 		snprintf(s->last_reason, sizeof(s->last_reason), "%s", d.reason);
 		return 0;
 	}
-	if (!s->is_fork)
+	if (!s->is_fork && s->nlat < 2L * s->nj + 2) /* deferrals decide again */
 		s->lat[s->nlat++] = t1 - t0;
 	/* the engine's arrays change with its next call (forks decide too) */
 	memcpy(s->chosen, d.chosen.hosts, (size_t)d.chosen.nhosts * sizeof(int));
-	if (logging &&
+	if (logging && (!d.deferred || s->jobs[idx].defer_start < 0) &&
 	    place_record_write(s->cfg->decision_log, s->c, &r, &d,
 			       place_engine_scorer_name(s->eng, s->cfg->policy),
 			       s->cfg->log_epoch + s->now)) {
 		topo_error_set(err, "", 0, "cannot write the decision log");
 		return -1;
+	}
+	if (d.deferred) {
+		note_deferral(s, qi, idx, &d);
+		return 0;
 	}
 	if (s->jobs[idx].heavy && !s->is_fork) {
 		s->heavy_decisions++;
@@ -381,13 +419,22 @@ static void reservation(sim *s, const sjob *head, double *shadow, int *extra)
 	*extra = fit - head->nh;
 }
 
+/* Hosts outside the groups kept for a deferred queue head. */
+static const uint8_t *outside_reservation(sim *s)
+{
+	for (int h = 0; h < s->H; h++)
+		s->allowed[h] = !s->resv_mask[place_cluster_host_group(s->c, h)];
+	return s->allowed;
+}
+
 static int schedule(sim *s, topo_error *err)
 {
 	double shadow;
-	int extra, examined = 0, rc;
+	int extra, examined = 0, rc, kept;
 
+	s->resv_job = -1;
 	while (s->nq > 0) {
-		rc = try_start(s, 0, err);
+		rc = try_start(s, 0, NULL, err);
 		if (rc < 0)
 			return -1;
 		if (rc == 0)
@@ -395,7 +442,16 @@ static int schedule(sim *s, topo_error *err)
 	}
 	if (s->nq < 2)
 		return 0;
-	reservation(s, &s->jobs[s->queue[0]], &shadow, &extra);
+	/* A head deferred for locality fits now but waits for its groups:
+	 * later jobs may use them only if they end (by their requested time)
+	 * before it is expected to start; otherwise they go elsewhere. */
+	kept = s->resv_job >= 0 && s->resv_job == s->queue[0];
+	if (kept) {
+		shadow = s->resv_until;
+		extra = s->H;
+	} else {
+		reservation(s, &s->jobs[s->queue[0]], &shadow, &extra);
+	}
 	for (int qi = 1; qi < s->nq && examined < s->cfg->backfill_depth; qi++) {
 		const sjob *j = &s->jobs[s->queue[qi]];
 		int ends_before = s->now + j->req <= shadow, nh = j->nh;
@@ -403,7 +459,7 @@ static int schedule(sim *s, topo_error *err)
 		examined++;
 		if (!ends_before && nh > extra)
 			continue;
-		rc = try_start(s, qi, err);
+		rc = try_start(s, qi, kept && !ends_before ? outside_reservation(s) : NULL, err);
 		if (rc < 0)
 			return -1;
 		if (rc == 1) {
@@ -433,6 +489,21 @@ static void advance(sim *s, double t)
 	s->now = t;
 }
 
+/* The earliest locality-wait deadline of a deferred queued job, after now:
+ * the scheduler runs then even if nothing else happens. */
+static double next_deadline(const sim *s)
+{
+	double t = INFINITY;
+
+	for (int i = 0; i < s->nq; i++) {
+		const sjob *j = &s->jobs[s->queue[i]];
+
+		if (j->defer_start >= 0 && j->defer_deadline > s->now && j->defer_deadline < t)
+			t = j->defer_deadline;
+	}
+	return t;
+}
+
 static double next_end(const sim *s)
 {
 	double t = INFINITY;
@@ -452,8 +523,13 @@ static int sim_loop(sim *s, double until, topo_error *err)
 {
 	for (;;) {
 		double ta = s->next_arrival < s->nj ? s->jobs[s->next_arrival].submit : INFINITY;
-		double te = next_end(s), t = ta < te ? ta : te;
+		double te = next_end(s), t = ta < te ? ta : te, td = next_deadline(s);
 		int changed = 0;
+
+		if (td < t) {
+			t = td;
+			changed = 1;
+		}
 
 		if (!isfinite(t) || t > until) {
 			if (isfinite(until))
@@ -513,6 +589,8 @@ static void sim_free(sim *s)
 	free(s->hostbuf);
 	free(s->chosen);
 	free(s->endt);
+	free(s->resv_mask);
+	free(s->allowed);
 	place_state_free(s->st);
 	if (!s->is_fork) {
 		place_features_free(s->feat);
@@ -541,10 +619,14 @@ static int sim_alloc(sim *s)
 	s->endt = calloc(N + 1, sizeof(double));
 	s->group_busy = calloc((size_t)s->ngroups + 1, sizeof(int));
 	s->group_size = calloc((size_t)s->ngroups + 1, sizeof(int));
+	s->resv_mask = calloc((size_t)s->ngroups + 1, 1);
+	s->allowed = calloc(H + 1, 1);
+	s->resv_job = -1;
 	s->st = place_state_new(s->c);
 	if (!s->jobs || !s->queue || !s->run || !s->rank || !s->rates || !s->flp ||
 	    !s->host_njobs || !s->host_gpus_used || !s->host_cores_used || !s->hostbuf ||
-	    !s->chosen || !s->endt || !s->group_busy || !s->group_size || !s->st)
+	    !s->chosen || !s->endt || !s->group_busy || !s->group_size || !s->resv_mask ||
+	    !s->allowed || !s->st)
 		return -1;
 	for (int h = 0; h < s->H; h++) {
 		place_state_set_host(s->st, h, s->G, s->G, s->C, s->C, 0);
@@ -567,6 +649,7 @@ static void init_jobs(sim *s, const topo_trace *tr)
 		if (j->gpus <= 0 && j->cores > 0 && t->source == TOPO_TRACE_ALIBABA)
 			j->gpus = 0; /* CPU-only pod: cores only */
 		j->submit = t->submit;
+		j->defer_start = -1;
 		j->base = t->runtime;
 		j->req = t->requested > t->runtime ? t->requested : t->runtime;
 		j->status = j->nh > s->H ? J_DROPPED : J_FUTURE;
@@ -587,10 +670,13 @@ static int collect(sim *s, sim_metrics *m)
 	double *slow = calloc((size_t)s->nj + 1, sizeof(double));
 	double sw = 0, ss = 0, last = 0;
 	long nw = 0, ns = 0;
+	int oom = 0;
+	sim_bound *bound = sim_bound_new(s->c, s->net);
 
-	if (!wait || !slow) {
+	if (!wait || !slow || !bound) {
 		free(wait);
 		free(slow);
+		sim_bound_free(bound);
 		return -1;
 	}
 	memset(m, 0, sizeof(*m));
@@ -608,6 +694,10 @@ static int collect(sim *s, sim_metrics *m)
 			continue;
 		m->started++;
 		wait[nw++] = j->start - j->submit;
+		if (j->defer_start >= 0) {
+			m->deferred_jobs++;
+			m->mean_defer_s += j->start - j->defer_start;
+		}
 		sw += j->start - j->submit;
 		if (j->end > last)
 			last = j->end;
@@ -616,7 +706,8 @@ static int collect(sim *s, sim_metrics *m)
 		m->heavy_jobs++;
 		slow[ns] = (j->end - j->start) / j->base;
 		ss += slow[ns++];
-		iters = j->base / (j->comm.compute_s_per_iter + j->t_ideal);
+		iters = sim_life_iters(&j->comm, j->base, j->t_ideal);
+		oom |= sim_bound_account(bound, j->hosts, j->nh, &j->comm, j->base, m);
 		m->total_bytes_heavy += iters * j->bytes_per_flow * j->fl.flows;
 		m->cross_leaf_bytes_heavy += iters * j->bytes_per_flow * j->fl.cross_leaf;
 		m->cross_group_bytes_heavy += iters * j->bytes_per_flow * j->fl.cross_group;
@@ -626,6 +717,8 @@ static int collect(sim *s, sim_metrics *m)
 	m->cross_group_frac = m->total_bytes_heavy > 0
 				      ? m->cross_group_bytes_heavy / m->total_bytes_heavy : 0;
 	m->mean_wait_s = nw ? sw / nw : 0;
+	m->deferrals = s->deferrals;
+	m->mean_defer_s = m->deferred_jobs ? m->mean_defer_s / m->deferred_jobs : 0;
 	m->p95_wait_s = quantile(wait, nw, 0.95);
 	m->mean_comm_slowdown = ns ? ss / ns : 1.0;
 	m->p95_comm_slowdown = ns ? quantile(slow, ns, 0.95) : 1.0;
@@ -641,7 +734,8 @@ static int collect(sim *s, sim_metrics *m)
 	m->refreshes = s->nref;
 	free(wait);
 	free(slow);
-	return 0;
+	sim_bound_free(bound);
+	return oom ? -1 : 0;
 }
 
 /* ---- training: re-run a decision with each candidate ------------------------- */
@@ -679,6 +773,7 @@ static int sim_fork(const sim *s, sim *f)
 		if (start_job(f, s->run[i], o->hosts, &e))
 			return -1;
 		f->jobs[s->run[i]].start = o->start;
+		place_state_set_job_end(f->st, (uint32_t)s->run[i] + 1, o->start + o->req);
 		f->jobs[s->run[i]].work_left = o->work_left;
 	}
 	recompute_rates(f);
@@ -873,6 +968,8 @@ int sim_run(const place_cluster *c, const topo_trace *trace, const sim_config *c
 	place_config_init(&pc);
 	pc.seed = cfg->seed;
 	pc.model_path = cfg->model_path;
+	pc.locality_wait_frac = cfg->locality_wait_frac;
+	pc.locality_wait_cap_s = cfg->locality_wait_cap_s;
 	s.eng = place_engine_new(c, &pc, err);
 	if (!s.eng)
 		goto out;
@@ -884,7 +981,7 @@ int sim_run(const place_cluster *c, const topo_trace *trace, const sim_config *c
 		topo_error_set(err, "", 0, "out of memory building the training features");
 		goto out;
 	}
-	if (sim_alloc(&s) || !(s.lat = calloc((size_t)s.nj + 1, sizeof(double))) ||
+	if (sim_alloc(&s) || !(s.lat = calloc(2 * (size_t)s.nj + 2, sizeof(double))) ||
 	    !(s.ref = calloc(2 * (size_t)s.nj + 2, sizeof(double)))) {
 		topo_error_set(err, "", 0, "out of memory setting up the simulation");
 		goto out;

@@ -57,6 +57,10 @@ typedef struct sim_config {
 	double train_leaf_weight;
 	int train_keep_ties;       /* keep decisions whose candidates all measured
 				    * the same (no ranking signal), default 0 */
+	/* waiting for locality (place_config.locality_wait_*): heavy jobs may
+	 * be deferred under model and gnn; both 0 (default): never */
+	double locality_wait_frac;
+	double locality_wait_cap_s;
 } sim_config;
 
 void sim_config_init(sim_config *cfg);
@@ -78,6 +82,18 @@ typedef struct sim_metrics {
 	long refreshes;
 	long decisions;         /* successful place_decide calls */
 	long failed_decisions;  /* calls that found no placement (job stays queued) */
+	/* heavy placements over more than one group, and over more groups than
+	 * the job would need alone on an empty cluster (g_min, see sim_bound.c):
+	 * fragmentation, not the job's size, caused the latter */
+	long multi_group_heavy, avoidable_multi_group;
+	/* the empty-cluster reference of the same heavy jobs (the same in every
+	 * policy's metrics of one trace and seed): each placed alone in g_min
+	 * groups, the largest groups first */
+	double bound_cross_leaf_bytes_heavy, bound_cross_group_bytes_heavy;
+	long bound_multi_group_heavy; /* heavy jobs that need > 1 group even then */
+	long deferrals;         /* decisions that deferred a job for locality */
+	int deferred_jobs;      /* jobs deferred at least once */
+	double mean_defer_s;    /* of those: mean time from first deferral to start */
 } sim_metrics;
 
 /* Replay `trace` (hosts per job already mapped) on cluster `c` under
@@ -129,5 +145,11 @@ int sim_load_workload(const sim_workload *w, topo_trace *out, char *notes,
 /* A readable table of several runs; with `ratio_to` (a policy name) a second
  * block gives each metric as a ratio to that policy's. */
 void sim_print_table(FILE *out, const sim_metrics *m, int n, const char *ratio_to);
+
+/* One run's metrics as a JSON object (the keys docs/simulator.md lists),
+ * and the empty-cluster reference ("bound") of m with the same keys where
+ * they apply. New references (json_t *), NULL when memory runs out. */
+struct json_t *sim_metrics_json(const sim_metrics *m);
+struct json_t *sim_bound_json(const sim_metrics *m);
 
 #endif

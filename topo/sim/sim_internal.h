@@ -48,6 +48,30 @@ void sim_net_share(sim_net *n, sim_flows *const *jobs, int nj, double *rate);
  * sim_net_share(). */
 double sim_net_leaf_util(const sim_net *n, int l);
 
+/* ---- one ring's bytes, and the empty-cluster bound (sim_bound.c) -------- */
+
+/* Bytes per flow of one ring iteration of a job on nh hosts with flows f
+ * (all-reduce: 2 (n-1)/n of the bytes, split over the rails), and the
+ * iteration's collective time on idle cables. */
+void sim_ring_cost(const sim_flows *f, int nh, double bytes_per_iter, double *bytes_per_flow,
+		   double *t_ideal);
+/* Iterations over a job's life of `base` seconds at full speed. */
+double sim_life_iters(const place_comm *comm, double base, double t_ideal);
+
+typedef struct sim_bound sim_bound;
+
+/* The reference for cluster c (net: its fabric, used for the rings). */
+sim_bound *sim_bound_new(const place_cluster *c, sim_net *net);
+void sim_bound_free(sim_bound *b);
+/* Fewest groups n hosts fit in on an empty cluster (largest groups first). */
+int sim_bound_gmin(const sim_bound *b, int nhosts);
+/* Groups spanned by a host set. */
+int sim_bound_groups(sim_bound *b, const int *hosts, int nhosts);
+/* Count one heavy job placed on `hosts` into m (multi_group_heavy,
+ * avoidable_multi_group) and add its bound bytes (bound_*). 0 or -1 (memory). */
+int sim_bound_account(sim_bound *b, const int *hosts, int nhosts, const place_comm *comm,
+		      double base, sim_metrics *m);
+
 /* ---- training ------------------------------------------------------------- */
 
 /* One decision re-run with each candidate: the state as a graph, and per

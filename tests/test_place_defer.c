@@ -1,0 +1,250 @@
+/* Unit tests for waiting for locality (topo/place/place_defer.c) and the
+ * model's class-aware packing: when a heavy job is deferred, for how long,
+ * which groups it expects, when it is not (budget, policy, class, unknown
+ * ends), the LocalityWait parser, and where a light job goes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "place.h"
+#include "place_graphs.h"
+
+typedef struct fx {
+	topo_graph *g;
+	place_cluster *c;
+	place_state *s;
+	place_engine *e;
+} fx;
+
+/* rail_graph(3): su1 = n01..n04, su2 = n05..n08, su3 = n09..n12. */
+static void fx_open(fx *f, double frac, double cap_s)
+{
+	topo_error err;
+	place_config cfg;
+
+	f->g = rail_graph(3);
+	f->c = place_cluster_new(f->g, &err);
+	assert_non_null(f->c);
+	f->s = place_state_new(f->c);
+	assert_non_null(f->s);
+	place_config_init(&cfg);
+	cfg.locality_wait_frac = frac;
+	cfg.locality_wait_cap_s = cap_s;
+	f->e = place_engine_new(f->c, &cfg, &err);
+	assert_non_null(f->e);
+}
+
+static void fx_close(fx *f)
+{
+	place_engine_free(f->e);
+	place_state_free(f->s);
+	place_cluster_free(f->c);
+	topo_graph_free(f->g);
+}
+
+static void job(fx *f, uint32_t id, const int *hosts, int n, double end)
+{
+	place_comm comm = { PLACE_COMM_NONE, PLACE_PATTERN_RING, 0, 0 };
+
+	assert_int_equal(place_state_add_job(f->s, id, hosts, n, 0, 0, &comm), 0);
+	assert_int_equal(place_state_set_job_end(f->s, id, end), 0);
+}
+
+static place_request heavy(int n, double limit, double deferred)
+{
+	place_request r;
+
+	memset(&r, 0, sizeof(r));
+	r.job_id = 100;
+	r.min_hosts = n;
+	r.exclusive = 1;
+	r.comm.cls = PLACE_COMM_HEAVY;
+	r.comm.pattern = PLACE_PATTERN_RING;
+	r.comm.bytes_per_iter = 1e9;
+	r.comm.compute_s_per_iter = 0.1;
+	r.now_s = 1000;
+	r.time_limit_s = limit;
+	r.deferred_s = deferred;
+	return r;
+}
+
+/* su1: n01,n02 busy until 2000; su2: n05..n07 busy until 1500; su3 busy
+ * until 101000. Free now: n03, n04, n08 (two groups). */
+static void fragmented(fx *f)
+{
+	int a[] = { 0, 1 }, b[] = { 4, 5, 6 }, c[] = { 8, 9, 10, 11 };
+
+	job(f, 1, a, 2, 2000);
+	job(f, 2, b, 3, 1500);
+	job(f, 3, c, 4, 101000);
+}
+
+static void test_defer_until_group_frees(void **st)
+{
+	fx f;
+	place_decision d;
+	place_request r = heavy(3, 10000, 0);
+
+	fx_open(&f, 0.5, 0);
+	fragmented(&f);
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.ok, 1);
+	assert_int_equal(d.chosen.groups, 2);
+	assert_int_equal(d.min_groups, 1);
+	assert_int_equal(d.locality_checked, 1);
+	assert_int_equal(d.deferred, 1);
+	/* su2 frees first (1500 - 1000 s), whole: one group */
+	assert_true(d.defer_wait_s == 500);
+	assert_int_equal(d.defer_groups, 1);
+	assert_true(d.defer_budget_s == 5000);
+	assert_non_null(d.defer_group_mask);
+	assert_int_equal(d.defer_group_mask[0], 0);
+	assert_int_equal(d.defer_group_mask[1], 1);
+	assert_int_equal(d.defer_group_mask[2], 0);
+	assert_non_null(strstr(d.defer_why, "predicted to free in 500 s"));
+	/* gnn's scorer is not needed for this: tree never defers */
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_TREE, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	assert_int_equal(d.locality_checked, 0);
+	assert_int_equal(d.min_groups, 1);
+	fx_close(&f);
+}
+
+static void test_defer_budget(void **st)
+{
+	fx f;
+	place_decision d;
+	place_request r = heavy(3, 10000, 4700);
+
+	fx_open(&f, 0.5, 0);
+	fragmented(&f);
+	/* 300 s left: su2's 500 s is too late, and nothing earlier helps */
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	assert_int_equal(d.locality_checked, 1);
+	assert_non_null(strstr(d.defer_why, "within the 300 s left"));
+	/* spent: it takes the best placement there is */
+	r.deferred_s = 5000;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	assert_int_equal(d.chosen.nhosts, 3);
+	assert_non_null(strstr(d.defer_why, "budget of 5000 s spent"));
+	fx_close(&f);
+	/* the cap bounds the budget: 0.5 x 10000 capped at 400 s */
+	fx_open(&f, 0.5, 400);
+	fragmented(&f);
+	r.deferred_s = 0;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	assert_true(d.defer_budget_s == 400);
+	fx_close(&f);
+}
+
+static void test_defer_not_applicable(void **st)
+{
+	fx f;
+	place_decision d;
+	place_request r = heavy(3, 10000, 0);
+
+	/* LocalityWait off */
+	fx_open(&f, 0, 0);
+	fragmented(&f);
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	assert_int_equal(d.locality_checked, 0);
+	fx_close(&f);
+	fx_open(&f, 0.5, 0);
+	fragmented(&f);
+	/* no time limit known */
+	r.time_limit_s = 0;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	/* a light job is never deferred */
+	r = heavy(3, 10000, 0);
+	r.comm.cls = PLACE_COMM_LIGHT;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	assert_int_equal(d.min_groups, 0);
+	/* --switches keeps Slurm's own rule */
+	r = heavy(3, 10000, 0);
+	r.max_groups = 2;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	/* unknown ends never free: su2's job without an end; su1 at 2000 */
+	r = heavy(3, 10000, 0);
+	assert_int_equal(place_state_set_job_end(f.s, 2, 0), 0);
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 1);
+	assert_true(d.defer_wait_s == 1000);
+	assert_int_equal(d.defer_group_mask[0], 1);
+	assert_int_equal(d.defer_group_mask[1], 0);
+	assert_int_equal(place_state_set_job_end(f.s, 99, 10), -1);
+	fx_close(&f);
+}
+
+static void test_locality_wait_parse(void **st)
+{
+	double f = -1, cap = -1;
+	char why[256];
+
+	assert_int_equal(place_locality_wait_parse("0.25,2h", &f, &cap, why, sizeof(why)), 0);
+	assert_true(f == 0.25 && cap == 7200);
+	assert_int_equal(place_locality_wait_parse("0.5,90m", &f, &cap, why, sizeof(why)), 0);
+	assert_true(f == 0.5 && cap == 5400);
+	assert_int_equal(place_locality_wait_parse("1,600", &f, &cap, why, sizeof(why)), 0);
+	assert_true(f == 1 && cap == 600);
+	assert_int_equal(place_locality_wait_parse("0.1", &f, &cap, why, sizeof(why)), 0);
+	assert_true(f == 0.1 && cap == 0);
+	assert_int_equal(place_locality_wait_parse("off", &f, &cap, why, sizeof(why)), 0);
+	assert_true(f == 0 && cap == 0);
+	assert_int_equal(place_locality_wait_parse("-1", &f, &cap, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "from 0 to 10"));
+	assert_int_equal(place_locality_wait_parse("0.5,2d", &f, &cap, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "unexpected \"d\""));
+	assert_int_equal(place_locality_wait_parse("0.5,", &f, &cap, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "cap must be a duration"));
+	assert_int_equal(place_locality_wait_parse("", &f, &cap, why, sizeof(why)), -1);
+}
+
+/* A one-host job of class none, 10000 s limit at t=1000. su1: n01..n03
+ * until 1100 (about to free whole); su2: n05, n06 until 100000; su3 idle.
+ * Knowing the ends, it goes to su2 (its neighbours outlast it) rather than
+ * pin su1; without a time limit, to su1's last host (tightest). */
+static void test_packing_light(void **st)
+{
+	fx f;
+	place_decision d;
+	place_request r = heavy(1, 10000, 0);
+	int a[] = { 0, 1, 2 }, b[] = { 4, 5 };
+
+	fx_open(&f, 0.5, 0);
+	job(&f, 1, a, 3, 1100);
+	job(&f, 2, b, 2, 100000);
+	r.comm.cls = PLACE_COMM_NONE;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(place_cluster_host_group(f.c, d.chosen.hosts[0]), 1);
+	assert_true(d.chosen.frag_cost > 0.12 && d.chosen.frag_cost < 0.13); /* tight 0.25 / 2 */
+	r.time_limit_s = 0;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_string_equal(place_cluster_host_name(f.c, d.chosen.hosts[0]), "n04");
+	assert_true(d.chosen.frag_cost == 0);
+	fx_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defer_until_group_frees),
+		cmocka_unit_test(test_defer_budget),
+		cmocka_unit_test(test_defer_not_applicable),
+		cmocka_unit_test(test_locality_wait_parse),
+		cmocka_unit_test(test_packing_light),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,260 @@
+/*
+ * place_defer: waiting for locality, the way Slurm's --switches=N@maxtime
+ * does, applied implicitly to heavy jobs (docs/job-classes.md).
+ *
+ * A heavy job of n hosts needs min_groups(n) groups on the empty cluster
+ * (largest usable groups first). When the set the policy chose now spans
+ * more, the fragmentation of the moment caused it, not the job's size. The
+ * engine then predicts when a placement over fewer groups frees: every
+ * busy host becomes usable when the last job on it reaches its expected end
+ * (its time limit; the true run time is never known in advance), so
+ * sweeping hosts by that time gives, at each end, the fewest groups n
+ * usable hosts would span. If the best of those within what is left of the
+ * job's budget beats the choice, the decision says "deferred", with the
+ * predicted wait and the groups to keep for the job (a reservation).
+ *
+ * Budget (LocalityWait in topognn.conf): min(frac x time limit, cap),
+ * counted from the first deferral. After it the job takes the best set
+ * there is, so nothing starves. Only the model and gnn policies defer;
+ * tree, linear and random never do.
+ *
+ * Allocates nothing (scratch in place_defer, sized at engine creation).
+ */
+#include "place_internal.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+int place_defer_init(place_defer *d, const place_cluster *c)
+{
+	size_t N = (size_t)c->nhosts + 1, G = (size_t)c->ngroups + 1;
+
+	memset(d, 0, sizeof(*d));
+	d->key = calloc(N, sizeof(int));
+	d->order = calloc(N, sizeof(int));
+	d->gcnt = calloc(G, sizeof(int));
+	d->gtmp = calloc(G, sizeof(int));
+	d->mask = calloc(G, 1);
+	if (!d->key || !d->order || !d->gcnt || !d->gtmp || !d->mask) {
+		place_defer_free(d);
+		return -1;
+	}
+	return 0;
+}
+
+void place_defer_free(place_defer *d)
+{
+	free(d->key);
+	free(d->order);
+	free(d->gcnt);
+	free(d->gtmp);
+	free(d->mask);
+	memset(d, 0, sizeof(*d));
+}
+
+int place_locality_wait_parse(const char *s, double *frac, double *cap_s, char *why,
+			      size_t len)
+{
+	char *end;
+	double f, cap = 0;
+
+	if (!s || !*s) {
+		snprintf(why, len, "LocalityWait is empty");
+		return -1;
+	}
+	if (!strcasecmp(s, "off") || !strcasecmp(s, "no")) {
+		*frac = *cap_s = 0;
+		return 0;
+	}
+	f = strtod(s, &end);
+	if (end == s || !(f >= 0 && f <= 10)) {
+		snprintf(why, len, "LocalityWait \"%s\": the share of the time limit must be a "
+			 "number from 0 to 10", s);
+		return -1;
+	}
+	if (*end == ',') {
+		const char *c = end + 1;
+
+		cap = strtod(c, &end);
+		if (end == c || !(cap >= 0 && cap <= 1e8)) {
+			snprintf(why, len, "LocalityWait \"%s\": the cap must be a duration such "
+				 "as 7200, 120m or 2h", s);
+			return -1;
+		}
+		if (*end == 'h' || *end == 'm' || *end == 's') {
+			cap *= *end == 'h' ? 3600 : *end == 'm' ? 60 : 1;
+			end++;
+		}
+	}
+	if (*end) {
+		snprintf(why, len, "LocalityWait \"%s\": unexpected \"%s\" (FRAC[,CAP], e.g. "
+			 "0.25,2h)", s, end);
+		return -1;
+	}
+	*frac = f;
+	*cap_s = cap;
+	return 0;
+}
+
+/* Fewest groups whose counts cover n (largest first); INT_MAX if they
+ * cannot. With `mask`, flags those groups. */
+static int cover(place_defer *d, int ngroups, const int *cnt, int n, uint8_t *mask)
+{
+	int k = 0, have = 0;
+
+	for (int g = 0; g < ngroups; g++)
+		if (cnt[g] > 0)
+			d->gtmp[k++] = g;
+	place_sort_by_key(d->gtmp, k, cnt); /* ascending: take from the end */
+	for (int g = 0; mask && g < ngroups; g++)
+		mask[g] = 0;
+	for (int i = k - 1; i >= 0; i--) {
+		have += cnt[d->gtmp[i]];
+		if (mask)
+			mask[d->gtmp[i]] = 1;
+		if (have >= n)
+			return k - i;
+	}
+	return INT_MAX;
+}
+
+/* Could host h hold the request on an empty cluster? */
+static int host_could(const place_state *s, const place_request *r, int h)
+{
+	if (s->flags[h] & (PLACE_HOST_DOWN | PLACE_HOST_DRAIN))
+		return 0;
+	if (r->allowed && !r->allowed[h])
+		return 0;
+	return s->total_gpus[h] >= r->gpus_per_host && s->total_cores[h] >= r->cores_per_host;
+}
+
+static int min_groups(place_defer *d, const place_cluster *c, const place_state *s,
+		      const place_request *r, int n)
+{
+	memset(d->gcnt, 0, (size_t)c->ngroups * sizeof(int));
+	for (int h = 0; h < c->nhosts; h++)
+		d->gcnt[c->host_group[h]] += host_could(s, r, h);
+	return cover(d, c->ngroups, d->gcnt, n, NULL);
+}
+
+/* Seconds from now until each host is usable (0 now, INT_MAX never or
+ * unknown); returns how many hosts have a finite time. */
+static int host_keys(place_defer *d, const place_cluster *c, const place_state *s,
+		     const place_request *r, const uint8_t *usable)
+{
+	int n = 0;
+
+	for (int h = 0; h < c->nhosts; h++)
+		d->key[h] = usable[h] ? 0 : host_could(s, r, h) ? -1 : INT_MAX;
+	for (int i = 0; i < s->njobs_running; i++) {
+		const place_job *j = &s->jobs[i];
+		double left = j->end_s > 0 ? ceil(j->end_s - r->now_s) : INFINITY;
+		int k = left < 1 ? 1 : left < 1e9 ? (int)left : INT_MAX;
+
+		for (int x = 0; x < j->nhosts; x++) {
+			int h = j->hosts[x];
+
+			if (d->key[h] != 0 && d->key[h] != INT_MAX && k > d->key[h])
+				d->key[h] = k;
+		}
+	}
+	for (int h = 0; h < c->nhosts; h++) {
+		if (d->key[h] < 0) /* busy but no job known on it */
+			d->key[h] = INT_MAX;
+		if (d->key[h] != INT_MAX)
+			d->order[n++] = h;
+	}
+	place_sort_by_key(d->order, n, d->key);
+	return n;
+}
+
+/* Sweep hosts by the time they free: the earliest time within `left`
+ * seconds at which n hosts span the fewest groups, below `beat`. Returns
+ * those groups (beat when none) and sets *when and d->mask. */
+static int sweep(place_defer *d, const place_cluster *c, int nfree, int n, double left,
+		 int beat, double *when)
+{
+	int best = beat;
+
+	memset(d->gcnt, 0, (size_t)c->ngroups * sizeof(int));
+	for (int i = 0; i < nfree; i++) {
+		int h = d->order[i], t = d->key[h], g;
+
+		if (t > 0 && t > left)
+			break;
+		d->gcnt[c->host_group[h]]++;
+		if (i + 1 < nfree && d->key[d->order[i + 1]] == t)
+			continue;
+		g = cover(d, c->ngroups, d->gcnt, n, NULL);
+		if (t > 0 && g < best) {
+			best = g;
+			*when = t;
+			cover(d, c->ngroups, d->gcnt, n, d->mask);
+		}
+	}
+	return best;
+}
+
+static double budget(const place_config *cfg, const place_request *r)
+{
+	double b = cfg->locality_wait_frac * r->time_limit_s;
+
+	if (cfg->locality_wait_cap_s > 0 && b > cfg->locality_wait_cap_s)
+		b = cfg->locality_wait_cap_s;
+	return b > 0 ? b : 0;
+}
+
+void place_defer_check(place_defer *d, const place_cluster *c, const place_state *s,
+		       const place_request *r, const uint8_t *usable, const place_config *cfg,
+		       place_decision *out)
+{
+	int n = out->chosen.nhosts, nfree, now_groups, best;
+	double left, when = 0;
+
+	if (r->comm.cls != PLACE_COMM_HEAVY || n < 2)
+		return;
+	out->min_groups = min_groups(d, c, s, r, n);
+	if (out->min_groups == INT_MAX || out->chosen.groups <= out->min_groups)
+		return;
+	if (out->policy != PLACE_POLICY_MODEL && out->policy != PLACE_POLICY_GNN)
+		return;
+	if (cfg->locality_wait_frac <= 0 || r->time_limit_s <= 0 || r->max_groups > 0)
+		return;
+	out->locality_checked = 1;
+	out->defer_budget_s = budget(cfg, r);
+	left = out->defer_budget_s - r->deferred_s;
+	if (left < 1) {
+		snprintf(out->defer_why, sizeof(out->defer_why),
+			 "locality wait budget of %.0f s spent after %.0f s: placed over %d groups "
+			 "(needs %d)", out->defer_budget_s, r->deferred_s, out->chosen.groups,
+			 out->min_groups);
+		return;
+	}
+	nfree = host_keys(d, c, s, r, usable);
+	memset(d->gcnt, 0, (size_t)c->ngroups * sizeof(int));
+	for (int i = 0; i < nfree && d->key[d->order[i]] == 0; i++)
+		d->gcnt[c->host_group[d->order[i]]]++;
+	now_groups = cover(d, c->ngroups, d->gcnt, n, NULL);
+	if (now_groups > out->chosen.groups)
+		now_groups = out->chosen.groups;
+	best = sweep(d, c, nfree, n, left, now_groups, &when);
+	if (best >= now_groups) {
+		snprintf(out->defer_why, sizeof(out->defer_why),
+			 "no placement over fewer than %d groups (needs %d) predicted to free "
+			 "within the %.0f s left of its locality wait: placed now",
+			 out->chosen.groups, out->min_groups, left);
+		return;
+	}
+	out->deferred = 1;
+	out->defer_wait_s = when;
+	out->defer_groups = best;
+	out->defer_group_mask = d->mask;
+	snprintf(out->defer_why, sizeof(out->defer_why),
+		 "best placement now spans %d groups (needs %d); %d groups predicted to free "
+		 "in %.0f s, within the %.0f s left of its locality wait",
+		 out->chosen.groups, out->min_groups, best, when, left);
+}
