@@ -33,17 +33,6 @@ typedef struct host_fabric {
 	int ngpus;
 } host_fabric;
 
-int topo_group_is_nvlink(const topo_graph *g, int v)
-{
-	const topo_vertex *x = topo_graph_vertex(g, v);
-	const char *k;
-
-	if (!x || x->kind != TOPO_V_GROUP)
-		return 0;
-	k = topo_graph_get_attr(g, v, TOPO_GROUP_KIND_ATTR);
-	return k && strcmp(k, TOPO_GROUP_KIND_NVLINK) == 0;
-}
-
 static int indent_of(const char *s)
 {
 	int n = 0;
