@@ -12,6 +12,7 @@ packages=(
 	python3 ca-certificates
 	prometheus prometheus-node-exporter # the telemetry test's real servers
 	chromium                            # placement-report's picture test (headless)
+	lldpd                               # the LLDP discovery test (network namespaces)
 )
 
 missing=()

@@ -8,7 +8,8 @@
  *    optional /usr/lib/slurm/spank_topognn.so hwloc=/etc/topognn/%n.xml \
  *        socket_ifname=eth0 irq=audit state_dir=/var/lib/topognn/irq \
  *        report_dir=/var/lib/topognn/report [cpu_bind=yes] [rail_aligned=no] \
- *        [housekeeping=0-1] [proc_root=DIR sys_root=DIR]
+ *        [housekeeping=0-1] [proc_root=DIR sys_root=DIR] \
+ *        [nic_role=storage=REGEX ...]  (up to 8; NICs never given to NCCL)
  *  (%n: this node's Slurm name, %h: its host name; no hwloc=: live hwloc.)
  *
  *  Callbacks:
@@ -51,6 +52,7 @@
 #include "bind_irq.h"
 #include "bind_plan.h"
 #include "topo_hwloc.h"
+#include "topo_nicrole.h"
 
 SPANK_PLUGIN(topognn, 1);
 
@@ -67,6 +69,8 @@ static struct {
 	char *report_dir;
 	char *housekeeping;
 	char *proc_root, *sys_root;
+	char *nic_role[8]; /* "ROLE=REGEX" rules (topo_nicrole.h) */
+	int nnic_roles;
 	enum irq_mode irq;
 	int cpu_bind;
 	int rail_aligned;
@@ -151,6 +155,8 @@ static void parse_args(int ac, char **av)
 			set_str(&conf.proc_root, v);
 		else if (!strcmp(key, "sys_root"))
 			set_str(&conf.sys_root, v);
+		else if (!strcmp(key, "nic_role") && conf.nnic_roles < 8)
+			set_str(&conf.nic_role[conf.nnic_roles++], v);
 		else if (!strcmp(key, "cpu_bind"))
 			yes_no(key, v, &conf.cpu_bind);
 		else if (!strcmp(key, "rail_aligned"))
@@ -299,13 +305,32 @@ static int load_host(topo_graph *g, const char *node, topo_error *err)
 	return host;
 }
 
+/* Tag storage/management NICs by the nic_role= rules. 0, or -1 (err). */
+static int tag_nic_roles(topo_graph *g, topo_error *err)
+{
+	topo_nic_rules *r;
+	int rc;
+
+	if (!conf.nnic_roles)
+		return 0;
+	r = topo_nic_rules_new((const char *const *)conf.nic_role, conf.nnic_roles, err);
+	if (!r)
+		return -1;
+	rc = topo_nic_rules_apply(g, r);
+	topo_nic_rules_free(r);
+	if (rc < 0)
+		topo_error_set(err, "", 0, "out of memory");
+	return rc < 0 ? -1 : 0;
+}
+
 /* Plan for the GPUs and plan found in env and the --topognn-nic value `nic`
  * (NULL: auto); NULL (logged) on error. */
 static bind_plan *make_plan(env_ctx *c, const char *node, const char *cores, int ntasks,
 			    const char *nic)
 {
 	topo_graph *g = topo_graph_new();
-	bind_policy pol = { conf.socket_ifname, conf.rail_aligned, conf.cpu_bind };
+	bind_policy pol = { conf.socket_ifname, conf.rail_aligned, conf.cpu_bind,
+			    conf.sys_root ? conf.sys_root : "/sys" };
 	bind_request req = { 0 };
 	const char *from, *plan;
 	topo_error err;
@@ -319,6 +344,8 @@ static bind_plan *make_plan(env_ctx *c, const char *node, const char *cores, int
 		log_error("host model", &err);
 		goto out;
 	}
+	if (tag_nic_roles(g, &err) < 0)
+		log_error("nic_role", &err); /* logged; the plan goes on untagged */
 	if (bind_gpus_from_env(env_getenv, c, &gpus, &req.ngpus, &from, &err) < 0) {
 		log_error("GPUs", &err);
 		goto out;

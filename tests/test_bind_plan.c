@@ -61,7 +61,7 @@ static bind_plan *plan_for(const host *h, const int *gpus, int ngpus, const char
 			   const char *plan)
 {
 	bind_request req = { gpus, ngpus, NULL, plan, nic, 0, NULL, NULL };
-	bind_policy pol = { NULL, 1, 0 };
+	bind_policy pol = { NULL, 1, 0, NULL };
 	topo_error err;
 	bind_plan *p = bind_plan_make(h->g, h->id, &req, &pol, &err);
 
@@ -182,7 +182,7 @@ static void test_user_values_kept(void **state)
 	const int g01[] = { 0, 1 };
 	const char *user[] = { "NCCL_IB_HCA=mlx5_3", "PATH=/bin", NULL };
 	bind_request req = { g01, 2, NULL, NULL, NULL, 0, fake_getenv, user };
-	bind_policy pol = { "=eth0", 1, 0 };
+	bind_policy pol = { "=eth0", 1, 0, NULL };
 	topo_error err;
 	bind_plan *p = bind_plan_make(h.g, h.id, &req, &pol, &err);
 	const bind_plan_env *e;
@@ -224,7 +224,7 @@ static void test_nic_option(void **state)
 	host h = load(LASSEN, "lassen28");
 	const int g01[] = { 0, 1 };
 	bind_request req = { g01, 2, NULL, NULL, "mlx5_9", 0, NULL, NULL };
-	bind_policy pol = { "eth0", 1, 0 };
+	bind_policy pol = { "eth0", 1, 0, NULL };
 	topo_error err;
 	bind_plan *p;
 
@@ -267,7 +267,7 @@ static void test_rail_plan(void **state)
 	host h = load(LASSEN, "lassen28");
 	const int g0[] = { 0 }, g2[] = { 2 }, g01[] = { 0, 1 };
 	bind_request req = { g0, 1, NULL, "su1:n[001-008];rail=1", NULL, 0, NULL, NULL };
-	bind_policy off = { NULL, 0, 0 };
+	bind_policy off = { NULL, 0, 0, NULL };
 	topo_error err;
 	bind_plan *p;
 
@@ -311,7 +311,7 @@ static void test_cpu_lists(void **state)
 	host h = load(LASSEN, "lassen28"), c = load(CONAN, "conan");
 	const int g02[] = { 0, 2 }, c01[] = { 0, 1 };
 	bind_request req = { g02, 2, "8-15,96-103", NULL, NULL, 0, NULL, NULL };
-	bind_policy pol = { NULL, 1, 1 };
+	bind_policy pol = { NULL, 1, 1, NULL };
 	topo_error err;
 	bind_plan *p;
 

@@ -295,7 +295,7 @@ static void print_plan_text(const bind_plan *p)
 static int run_plan(const bind_args *a)
 {
 	topo_graph *g = topo_graph_new();
-	bind_policy pol = { a->socket_ifname, !a->no_rail_align, a->cpu_bind };
+	bind_policy pol = { a->socket_ifname, !a->no_rail_align, a->cpu_bind, a->roots.sys };
 	bind_request req = { NULL, 0, a->cores, a->plan, a->nic, a->ntasks, user_getenv, (void *)a };
 	topo_error err;
 	bind_plan *p = NULL;

@@ -14,11 +14,15 @@
 #include "topo_affinity.h"
 #include "topo_analysis.h"
 #include "topo_dot.h"
+#include "topo_ethfabric.h"
 #include "topo_fabric.h"
 #include "topo_graph.h"
 #include "topo_hwloc.h"
 #include "topo_ibnetdiscover.h"
 #include "topo_json.h"
+#include "topo_lldp.h"
+#include "topo_netq.h"
+#include "topo_nvsmi.h"
 #include "topo_summary.h"
 #include "topo_topology_conf.h"
 #ifdef HAVE_IBNETDISC
@@ -28,6 +32,10 @@
 typedef struct options {
 	const char *ibnetdiscover, *topology_conf_in, *hwloc, *hwloc_dir, *graph;
 	const char *hostname, *host_pattern, *ca;
+	const char *netq, *nvidia_smi, *lldp, *lldp_socket, *sysfs;
+	int lldp_live;
+	const char *nic_roles[16]; /* --nic-role ROLE=REGEX, in order */
+	int nnic_roles;
 	int ibnd, ca_port, hwloc_live;
 	int json, dot, summary, affinity;
 	const char *topology_conf_out; /* "tree" or "block" */
@@ -45,6 +53,17 @@ static void usage(FILE *out)
 	      "  --hwloc-live             this machine, through hwloc\n"
 	      "  --hwloc-dir DIR          one HOST.xml per host\n"
 	      "  --graph FILE.json        a topognn graph file\n"
+	      "  --netq FILE              a NetQ topology graph (Ethernet/RoCE fabric)\n"
+	      "  --lldp DIR               one HOST.json (`lldpcli -f json show neighbors details`)\n"
+	      "                           per host or switch: an Ethernet/RoCE fabric\n"
+	      "  --lldp-live              this host's LLDP neighbors, through lldpcli\n"
+	      "     --lldp-socket PATH    lldpd's control socket (lldpcli -u)\n"
+	      "  --sysfs DIR              sysfs for NIC RDMA devices and speeds: with --lldp-live\n"
+	      "                           the root (default /sys), with --lldp one copy per host\n"
+	      "                           (DIR/HOST/class/net/...)\n"
+	      "  --nvidia-smi DIR         one HOST.txt (`nvidia-smi -q`) per host: NVLink domains\n"
+	      "  --nic-role ROLE=REGEX    NICs whose netdev or SWITCH:PORT matches are ROLE\n"
+	      "                           (compute, storage, management; repeatable; first wins)\n"
 	      "  --host-pattern REGEX     how to split a node description into host and HCA\n"
 	      "                           (default: " TOPO_FABRIC_DEFAULT_HOST_PATTERN ")\n"
 	      "outputs (default --summary):\n"
@@ -59,7 +78,8 @@ static void usage(FILE *out)
 static int parse_args(int argc, char **argv, options *o)
 {
 	enum { O_IBNET = 256, O_IBND, O_CA, O_PORT, O_TCONF, O_HWLOC, O_HWLOC_LIVE, O_HWLOC_DIR,
-	       O_GRAPH, O_HOSTNAME, O_PATTERN, O_JSON, O_DOT, O_SUMMARY, O_AFFINITY };
+	       O_GRAPH, O_HOSTNAME, O_PATTERN, O_JSON, O_DOT, O_SUMMARY, O_AFFINITY, O_NETQ,
+	       O_NIC_ROLE, O_NVSMI, O_LLDP, O_LLDP_LIVE, O_LLDP_SOCKET, O_SYSFS };
 	static const struct option longopts[] = {
 		{ "ibnetdiscover", required_argument, NULL, O_IBNET },
 		{ "ibnd", no_argument, NULL, O_IBND },
@@ -76,6 +96,13 @@ static int parse_args(int argc, char **argv, options *o)
 		{ "dot", no_argument, NULL, O_DOT },
 		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ "affinity", no_argument, NULL, O_AFFINITY },
+		{ "netq", required_argument, NULL, O_NETQ },
+		{ "nic-role", required_argument, NULL, O_NIC_ROLE },
+		{ "nvidia-smi", required_argument, NULL, O_NVSMI },
+		{ "lldp", required_argument, NULL, O_LLDP },
+		{ "lldp-live", no_argument, NULL, O_LLDP_LIVE },
+		{ "lldp-socket", required_argument, NULL, O_LLDP_SOCKET },
+		{ "sysfs", required_argument, NULL, O_SYSFS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -104,6 +131,19 @@ static int parse_args(int argc, char **argv, options *o)
 		case O_DOT: o->dot = 1; break;
 		case O_SUMMARY: o->summary = 1; break;
 		case O_AFFINITY: o->affinity = 1; break;
+		case O_NETQ: o->netq = optarg; break;
+		case O_NVSMI: o->nvidia_smi = optarg; break;
+		case O_LLDP: o->lldp = optarg; break;
+		case O_LLDP_LIVE: o->lldp_live = 1; break;
+		case O_LLDP_SOCKET: o->lldp_socket = optarg; break;
+		case O_SYSFS: o->sysfs = optarg; break;
+		case O_NIC_ROLE:
+			if (o->nnic_roles == (int)(sizeof(o->nic_roles) / sizeof(o->nic_roles[0]))) {
+				fputs("topognn-discover: too many --nic-role rules\n", stderr);
+				return -1;
+			}
+			o->nic_roles[o->nnic_roles++] = optarg;
+			break;
 		case 'h': usage(stdout); exit(0);
 		default: usage(stderr); return -1;
 		}
@@ -113,7 +153,8 @@ static int parse_args(int argc, char **argv, options *o)
 		return -1;
 	}
 	if (!o->ibnetdiscover && !o->ibnd && !o->topology_conf_in && !o->hwloc && !o->hwloc_dir &&
-	    !o->graph && !o->hwloc_live) {
+	    !o->graph && !o->hwloc_live && !o->netq &&
+	    !o->nvidia_smi && !o->lldp && !o->lldp_live) {
 		fputs("topognn-discover: no source given\n", stderr);
 		usage(stderr);
 		return -1;
@@ -127,7 +168,8 @@ static int parse_args(int argc, char **argv, options *o)
 	return 0;
 }
 
-static int load_sources(topo_graph *g, const options *o, topo_error *err)
+static int load_sources(topo_graph *g, const options *o, const topo_nic_rules *rules,
+			topo_error *err)
 {
 	topo_fabric_opts fopts = { .host_pattern = o->host_pattern };
 	int fabric = 0;
@@ -154,12 +196,33 @@ static int load_sources(topo_graph *g, const options *o, topo_error *err)
 			return -1;
 		fabric = 1;
 	}
+	if (o->netq) {
+		if (topo_load_netq(g, o->netq, rules, err) < 0)
+			return -1;
+		fabric = 1;
+	}
 	if (o->hwloc && topo_load_hwloc_xml(g, o->hwloc, o->hostname, err) < 0)
 		return -1;
 	if (o->hwloc_live && topo_load_hwloc_live(g, err) < 0)
 		return -1;
 	if (o->hwloc_dir && topo_load_hwloc_dir(g, o->hwloc_dir, err) < 0)
 		return -1;
+	if (o->lldp) {
+		if (topo_load_lldp_dir(g, o->lldp, o->sysfs, rules, err) < 0)
+			return -1;
+		fabric = 1;
+	}
+	if (o->lldp_live) {
+		if (topo_load_lldp_live(g, o->hostname, o->lldp_socket, o->sysfs, rules, 0, err) < 0)
+			return -1;
+		fabric = 1;
+	}
+	if (o->nvidia_smi && topo_load_nvidia_smi_dir(g, o->nvidia_smi, err) < 0)
+		return -1;
+	if (o->nnic_roles > 0 && topo_nic_rules_apply(g, rules) < 0) {
+		topo_error_set(err, "", 0, "out of memory");
+		return -1;
+	}
 	if (fabric && topo_analyze(g, err) < 0)
 		return -1;
 	return topo_graph_canonicalize(g);
@@ -176,6 +239,14 @@ static const char *source_name(const options *o)
 		return o->topology_conf_in;
 	if (o->graph)
 		return o->graph;
+	if (o->netq)
+		return o->netq;
+	if (o->lldp)
+		return o->lldp;
+	if (o->lldp_live)
+		return "live LLDP (lldpcli)";
+	if (o->nvidia_smi)
+		return o->nvidia_smi;
 	return o->hwloc ? o->hwloc : o->hwloc_dir ? o->hwloc_dir : "hwloc";
 }
 
@@ -278,6 +349,7 @@ static int write_outputs(const topo_graph *g, const options *o, topo_error *err)
 int main(int argc, char **argv)
 {
 	options o = { .ca_port = 0 };
+	topo_nic_rules *rules;
 	topo_graph *g;
 	topo_error err;
 	char msg[TOPO_ERROR_TEXT_LEN + TOPO_ERROR_SOURCE_LEN + 32];
@@ -291,9 +363,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	topo_error_clear(&err);
-	rc = load_sources(g, &o, &err) < 0 || write_outputs(g, &o, &err) < 0;
+	rules = topo_nic_rules_new(o.nic_roles, o.nnic_roles, &err);
+	rc = !rules || load_sources(g, &o, rules, &err) < 0 || write_outputs(g, &o, &err) < 0;
 	if (rc)
 		fprintf(stderr, "topognn-discover: %s\n", topo_error_format(&err, msg, sizeof(msg)));
+	topo_nic_rules_free(rules);
 	topo_graph_free(g);
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "topo_hostdir.h"
 #include "topo_hostlist.h"
 #include "topo_io.h"
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "topo_hostlist.h"
+#include "topo_nvsmi.h"
 
 typedef struct intvec {
 	int *v;
@@ -180,6 +181,32 @@ static int host_leaves(wctx *w, int h)
 	return 0;
 }
 
+/* The group holding host h (the first by name if several), or -1. With
+ * nvlink set (block placement) its NVLink domain, the innermost group, comes
+ * first; without, NVLink domains are not fabric groups and are ignored. */
+static int group_of(const wctx *w, int h, int nvlink)
+{
+	int n, best = -1, best_nvl = 0;
+	const int *inc = topo_graph_incident(w->g, h, &n);
+
+	for (int i = 0; i < n; i++) {
+		const topo_edge *e = topo_graph_edge(w->g, inc[i]);
+		int nvl;
+
+		if (e->kind != TOPO_E_MEMBER || e->b != h || V(w, e->a)->kind != TOPO_V_GROUP)
+			continue;
+		nvl = topo_group_is_nvlink(w->g, e->a);
+		if (nvl && !nvlink)
+			continue;
+		if (best < 0 || nvl > best_nvl ||
+		    (nvl == best_nvl && topo_hostname_cmp(V(w, e->a)->name, V(w, best)->name) < 0)) {
+			best = e->a;
+			best_nvl = nvl;
+		}
+	}
+	return best;
+}
+
 /* Does group grp have several member switches (rail leaves), `leaf` among them? */
 static int is_rail_leaf_of(const wctx *w, int grp, int leaf)
 {
@@ -210,7 +237,7 @@ static int place_by_leaves(wctx *w)
 				return wfail_oom(w);
 			continue;
 		}
-		grp = topo_graph_group_of(w->g, (int)h);
+		grp = group_of(w, (int)h, 0);
 		if (w->tmp.n == 1 && (grp < 0 || !is_rail_leaf_of(w, grp, w->tmp.v[0]))) {
 			w->place[h] = w->tmp.v[0];
 			continue;
@@ -237,7 +264,7 @@ static int place_by_groups(wctx *w)
 	for (size_t h = 0; h < w->nv; h++) {
 		if (V(w, (int)h)->kind != TOPO_V_HOST)
 			continue;
-		w->place[h] = topo_graph_group_of(w->g, (int)h);
+		w->place[h] = group_of(w, (int)h, 1);
 		if (w->place[h] < 0 && iv_push(&w->unplaced, (int)h) < 0)
 			return wfail_oom(w);
 	}

@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "bind_cpulist.h"
+#include "bind_roce.h"
 #include "topo_affinity.h"
 #include "topo_num.h"
+#include "topo_nicrole.h"
 
 #define SRC "<plan>"
 
@@ -24,6 +26,7 @@ typedef struct hca_slot {
 	int rail;
 	int port;     /* as used in variables */
 	int allowed;  /* usable by this step (plan rails, --topognn-nic list) */
+	int compute;  /* on the compute fabric (not a storage/management port) */
 	int uses;     /* GPUs of the step given it so far */
 	int chosen;
 	int order;    /* position in a --topognn-nic list; else rail */
@@ -256,16 +259,18 @@ static int fill_slots(planner *pl, const topo_graph *g)
 
 		pl->slots[i].a = &aff->hcas[i];
 		pl->slots[i].port = aff->hcas[i].port > 0 ? aff->hcas[i].port : 1;
-		pl->slots[i].allowed = 1;
 		snprintf(full, sizeof(full), "%s/%s", aff->host, aff->hcas[i].name);
 		v = topo_graph_find(g, TOPO_V_HCA, full);
 		pl->slots[i].rail = v >= 0 ? topo_graph_vertex(g, v)->rail : -1;
+		pl->slots[i].compute = v < 0 || topo_nic_role_of(g, v) == TOPO_NIC_COMPUTE;
+		pl->slots[i].allowed = pl->slots[i].compute;
 		byid[i] = &pl->slots[i];
 	}
 	qsort(byid, aff->nhcas, sizeof(*byid), cmp_by_busid);
-	for (int i = 0; i < aff->nhcas; i++) {
-		if (byid[i]->rail < 0)
-			byid[i]->rail = i;
+	for (int i = 0, k = 0; i < aff->nhcas; i++) {
+		if (byid[i]->rail < 0 && byid[i]->compute)
+			byid[i]->rail = k;
+		k += byid[i]->compute;
 		byid[i]->order = byid[i]->rail;
 	}
 	free(byid);
@@ -331,6 +336,14 @@ static int allow_list(planner *pl, const char *list)
 			free(copy);
 			return -1;
 		}
+		if (!s->compute) {
+			topo_error_set(pl->err, "--topognn-nic", 0,
+				       "\"%s\" names %s, a storage or management port of host %s; "
+				       "NCCL and UCX only get compute-fabric HCAs",
+				       list, tok, pl->aff->host);
+			free(copy);
+			return -1;
+		}
 		if (port)
 			s->port = port;
 		if (!s->allowed)
@@ -357,9 +370,9 @@ static int allow_rails(planner *pl, const char *rails)
 	if (bind_cpuset_parse(&set, rails, "TOPOGNN_PLAN", 0, pl->err) < 0)
 		return -1;
 	for (int i = 0; i < pl->aff->nhcas; i++)
-		any |= bind_cpuset_has(&set, pl->slots[i].rail);
+		any |= pl->slots[i].compute && bind_cpuset_has(&set, pl->slots[i].rail);
 	for (int i = 0; any && i < pl->aff->nhcas; i++)
-		pl->slots[i].allowed = bind_cpuset_has(&set, pl->slots[i].rail);
+		pl->slots[i].allowed = pl->slots[i].compute && bind_cpuset_has(&set, pl->slots[i].rail);
 	bind_cpuset_free(&set);
 	if (!any && add_note(pl->plan,
 			     "the plan's rails %s match no HCA of host %s; HCAs chosen by locality only",
@@ -541,6 +554,8 @@ static int list_hcas(planner *pl)
 		p->hcas[i].rail = v[i]->rail;
 		p->hcas[i].numa = v[i]->a->numa;
 		p->hcas[i].netdev = dup_or_null(v[i]->a->netdev, &fail);
+		p->hcas[i].roce = v[i]->a->link_layer == TOPO_LL_ETH;
+		p->hcas[i].gid_index = -1;
 	}
 	free(v);
 	return fail ? -1 : 0;
@@ -561,6 +576,39 @@ static int add_env(bind_plan *p, const bind_request *req, const char *name, cons
 	e->value = dup_or_null(value, &fail);
 	e->user_value = dup_or_null(user, &fail);
 	return fail ? -1 : 0;
+}
+
+/* RoCE ports: their GID index and, unless the admin chose, their netdevs
+ * for NCCL's sockets. */
+static int plan_roce(bind_plan *p, const bind_request *req, const bind_policy *pol)
+{
+	char ifnames[512] = "=", num[16];
+	size_t off = 1;
+	int gid = -1;
+
+	for (int i = 0; i < p->nhcas; i++) {
+		bind_plan_hca *h = &p->hcas[i];
+
+		if (!h->roce)
+			continue;
+		h->gid_index = bind_roce_gid_index(pol->sysfs_root, h->name, h->port);
+		if (h->gid_index >= 0 && gid < 0)
+			gid = h->gid_index;
+		else if (h->gid_index >= 0 && h->gid_index != gid &&
+			 add_note(p, "RoCE port %s:%d has RoCE v2 GID index %d, not %d; NCCL takes "
+				  "one index for all", h->name, h->port, h->gid_index, gid) < 0)
+			return -1;
+		if (h->netdev && off + strlen(h->netdev) + 2 < sizeof(ifnames))
+			off += (size_t)snprintf(ifnames + off, sizeof(ifnames) - off, "%s%s",
+						off > 1 ? "," : "", h->netdev);
+	}
+	snprintf(num, sizeof(num), "%d", gid);
+	if (gid >= 0 && add_env(p, req, "NCCL_IB_GID_INDEX", num) < 0)
+		return -1;
+	if (off > 1 && !(pol->socket_ifname && *pol->socket_ifname) &&
+	    add_env(p, req, "NCCL_SOCKET_IFNAME", ifnames) < 0)
+		return -1;
+	return 0;
 }
 
 static int plan_env(bind_plan *p, const bind_request *req, const bind_policy *pol, int nic_none)
@@ -596,7 +644,7 @@ static int plan_env(bind_plan *p, const bind_request *req, const bind_policy *po
 	if (pol->socket_ifname && *pol->socket_ifname &&
 	    add_env(p, req, "NCCL_SOCKET_IFNAME", pol->socket_ifname) < 0)
 		return -1;
-	return 0;
+	return pol->sysfs_root ? plan_roce(p, req, pol) : 0;
 }
 
 /* The CPUs local to GPU `g` and its HCA, within the cores. */
@@ -697,7 +745,7 @@ oom:
 bind_plan *bind_plan_make(const topo_graph *g, int host, const bind_request *req,
 			  const bind_policy *policy, topo_error *err)
 {
-	static const bind_policy defaults = { NULL, 1, 0 };
+	static const bind_policy defaults = { NULL, 1, 0, NULL };
 	const bind_policy *pol = policy ? policy : &defaults;
 	const topo_vertex *hv = host >= 0 && (size_t)host < topo_graph_nvertices(g)
 					? topo_graph_vertex(g, host)

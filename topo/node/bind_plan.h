@@ -32,6 +32,14 @@
  *     listed in rail order (a --topognn-nic list: in its order); port 1 when
  *     the model does not know the port. A variable the user already set is
  *     kept: the plan marks it so the caller logs it instead of setting it.
+ *   - Several fabrics: an HCA/NIC whose graph vertex has the role storage or
+ *     management (topo_nicrole.h) is never planned, takes no rail position,
+ *     and naming it in --topognn-nic is an error.
+ *   - RoCE (policy sysfs_root set, HCAs with the Ethernet link layer):
+ *     NCCL_IB_GID_INDEX is the planned RoCE ports' RoCE v2 GID index
+ *     (bind_roce.h; the first port's when they differ, with a note), and
+ *     NCCL_SOCKET_IFNAME, when the admin policy sets none, "=" and their
+ *     netdevs.
  *   - Task t's CPU list: the CPUs local to both its GPU (GPU t mod n of the
  *     step) and that GPU's HCA (just the GPU's when they share none), within
  *     the allocated cores; the allocated cores when that leaves nothing.
@@ -52,6 +60,8 @@ typedef struct bind_policy {
 	const char *socket_ifname; /* NCCL_SOCKET_IFNAME value ("eth0", "=eth0"); NULL: not set */
 	int rail_aligned;          /* 1: honour the plan's rails; 0: locality only */
 	int cpu_bind;              /* 1: plan per-task CPU lists */
+	const char *sysfs_root;    /* RoCE planning: "/sys" (NCCL_IB_GID_INDEX from its GID
+				    * tables); NULL: none */
 } bind_policy;
 
 /* Reads a variable of the job's environment; NULL when unset. */
@@ -83,6 +93,8 @@ typedef struct bind_plan_hca {
 	int rail;
 	int numa;          /* -1 unknown */
 	char *netdev;      /* NULL unknown */
+	int roce;          /* 1: an RDMA device on Ethernet (RoCE) */
+	int gid_index;     /* RoCE v2 GID index from sysfs; -1 unknown */
 } bind_plan_hca;
 
 typedef struct bind_plan_env {

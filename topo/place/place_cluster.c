@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_nicrole.h"
+#include "topo_nvsmi.h"
+
 typedef struct host_key {
 	int vid;
 	int pseudo;         /* 0: real group, 1: pseudo */
@@ -40,6 +43,27 @@ static int cmp_host_key(const void *pa, const void *pb)
 static double edge_gbps(const topo_edge *e)
 {
 	return e->gbps > 0 ? e->gbps : PLACE_DEFAULT_LINK_GBPS;
+}
+
+/* The group vertex a host belongs to, or -1: its fabric group (scalable
+ * unit), else its NVLink domain (a graph with NVLink domains only). */
+static int host_group_vertex(const topo_graph *g, int h)
+{
+	int n, nvl = -1;
+	const int *inc = topo_graph_incident(g, h, &n);
+
+	for (int i = 0; i < n; i++) {
+		const topo_edge *e = topo_graph_edge(g, inc[i]);
+
+		if (e->kind != TOPO_E_MEMBER || e->b != h ||
+		    topo_graph_vertex(g, e->a)->kind != TOPO_V_GROUP)
+			continue;
+		if (!topo_group_is_nvlink(g, e->a))
+			return e->a;
+		if (nvl < 0)
+			nvl = e->a;
+	}
+	return nvl;
 }
 
 /* A port of host h (the host itself or one of its HCAs) and its switch. */
@@ -94,6 +118,8 @@ static int host_ports(const topo_graph *g, int h, host_port *out, int cap)
 		const topo_vertex *ov = topo_graph_vertex(g, o);
 
 		if (e->kind == TOPO_E_MEMBER && e->a == h && ov->kind == TOPO_V_HCA) {
+			if (topo_nic_role_of(g, o) != TOPO_NIC_COMPUTE)
+				continue; /* placement scores the compute fabric only */
 			sw = fabric_switch_of(g, o, &gbps);
 			if (sw < 0)
 				continue;
@@ -259,7 +285,7 @@ static int build_hosts(place_cluster *c, int any_group, host_port *ports, topo_e
 			continue;
 		keys[k].vid = v;
 		keys[k].name = hv->name;
-		gv = topo_graph_group_of(g, v);
+		gv = host_group_vertex(g, v);
 		if (gv >= 0) {
 			keys[k].group = topo_graph_vertex(g, gv)->name;
 		} else if (!any_group && (np = host_ports(g, v, ports, PLACE_MAX_RAILS)) > 0) {

@@ -1,0 +1,63 @@
+/*
+ * topo_nvsmi: NVLink domains (multi-node NVLink, e.g. GB200 NVL72: 18 hosts
+ * and 72 GPUs behind one set of NVLink switches) from each host's
+ * `nvidia-smi -q` output.
+ *
+ * Every GPU section ("GPU 00000008:01:00.0") of `nvidia-smi -q` has a
+ * "Fabric" subsection:
+ *     Fabric
+ *         State                             : Completed
+ *         Status                            : Success
+ *         CliqueId                          : 32766
+ *         ClusterUUID                       : 9c6f3c5e-...
+ *         Health
+ *             Bandwidth                     : Full
+ * GPUs with the same ClusterUUID and CliqueId reach each other over NVLink
+ * (NVML's nvmlGpuFabricInfo: the fabric manager registered them in one
+ * clique of one cluster). A host whose GPUs all report one (ClusterUUID,
+ * CliqueId) with State Completed and Status Success belongs to that domain.
+ *
+ * Each domain becomes a TOPO_V_GROUP vertex "nvl1".."nvlN" (numbered in the
+ * order of their first host's name) with member edges to its hosts and the
+ * attributes group_kind=nvlink, cluster_uuid, clique_id. NVLink domains are
+ * the innermost groups: `topognn-discover --topology-conf block` makes them
+ * Slurm blocks.
+ *
+ * Anomalies, never silent: "nvlink-fabric-not-ready" (a GPU whose State or
+ * Status is not Completed/Success: the host joins no domain),
+ * "nvlink-domain-split" (a host's GPUs in different domains: it joins none),
+ * "nvlink-degraded" (a GPU whose fabric Bandwidth is not Full; the host
+ * stays in its domain). GPUs whose State is N/A (no multi-node NVLink, e.g.
+ * a PCIe card) make no domain and no anomaly.
+ */
+#ifndef TOPO_NVSMI_H
+#define TOPO_NVSMI_H
+
+#include <string.h>
+
+#include "topo_error.h"
+#include "topo_graph.h"
+
+/* The attribute that tells kinds of groups apart, and its NVLink value. */
+#define TOPO_GROUP_KIND_ATTR "group_kind"
+#define TOPO_GROUP_KIND_NVLINK "nvlink"
+
+/* Read DIR/HOST.txt for every HOST (files not ending in ".txt" are
+ * skipped); hosts absent from g are added. Returns the number of NVLink
+ * domains made, or -1 with err naming the file, the line and the problem
+ * (unreadable file, no GPU section, a Fabric value that is not what
+ * nvidia-smi prints, a domain group name already taken). */
+int topo_load_nvidia_smi_dir(topo_graph *g, const char *dir, topo_error *err);
+
+/* 1 when vertex v is an NVLink domain group. Inline, so that the placement
+ * engine can tell domains from scalable units without linking discovery. */
+static inline int topo_group_is_nvlink(const topo_graph *g, int v)
+{
+	const topo_vertex *x = topo_graph_vertex(g, v);
+	const char *k = x && x->kind == TOPO_V_GROUP ? topo_graph_get_attr(g, v, TOPO_GROUP_KIND_ATTR)
+						    : NULL;
+
+	return k && strcmp(k, TOPO_GROUP_KIND_NVLINK) == 0;
+}
+
+#endif
