@@ -236,7 +236,7 @@ int main(int argc, char **argv)
 		cfg.backfill_depth = o.depth;
 		cfg.profiles = prof;
 		cfg.nprofiles = nprof;
-		if (pi == PLACE_POLICY_GNN && !o.model && default_model(&o, defmodel,
+		if (cfg.policy == PLACE_POLICY_GNN && !o.model && default_model(&o, defmodel,
 									 sizeof(defmodel))) {
 			free(list);
 			goto out;

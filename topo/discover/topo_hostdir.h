@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "topo_error.h"
+#include "topo_io.h"
 
 typedef struct topo_hostdir {
 	size_t n;
@@ -25,6 +26,5 @@ void topo_hostdir_free(topo_hostdir *d);
 
 /* Read a whole file (at most max bytes) into a NUL-terminated buffer the
  * caller frees; *len gets its length. NULL with err filled on failure. */
-char *topo_read_file(const char *path, size_t max, size_t *len, topo_error *err);
 
 #endif
