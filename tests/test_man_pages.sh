@@ -45,7 +45,7 @@ done
 
 # The keys: literal names compared with the key in the parsers.
 keys=$(grep -Eoh '(x?str(n)?casecmp)\(key, *"[A-Z][A-Za-z]+"' \
-	"$S/slurm-plugin/topognn_conf.c" "$S/topo/telemetry/telemetry.c" \
+	"$S/slurm-plugin/topognn_conf.c" "$S/topo/telemetry/telemetry_config.c" \
 	"$S/topo/place/place_classify.c" | sed 's/.*"\(.*\)"/\1/' | sort -u)
 check "the parsers accept 20 or more topognn.conf keys" test "$(echo "$keys" | wc -w)" -ge 20
 check "every topognn.conf key is in topognn.conf(5)" \
