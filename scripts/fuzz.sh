@@ -55,7 +55,10 @@ fi
 out=_build/fuzz
 mkdir -p "$out"
 cflags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-	-Ignn-infer -I_build/default -DHAVE_IBNETDISC=1)
+	-Ignn-infer -I_build/default -DHAVE_IBNETDISC=1
+	# where place_model_file.c looks for the shipped model (as configure sets them)
+	-DTOPOGNN_DEFAULT_MODEL='"default.json"' -DTOPOGNN_PKGDATADIR='"/usr/share/topognn"'
+	-DTOPOGNN_ABS_SRCDIR="\"$PWD\"" -DTOPOGNN_ABS_BUILDDIR="\"$PWD/_build/default\"")
 for area in topo/*/; do cflags+=(-I"${area%/}"); done
 # shellcheck disable=SC2207
 libs=($(pkg-config --cflags --libs hwloc jansson igraph libcurl libibnetdisc libibmad libibumad) -lm)

@@ -502,13 +502,14 @@ cancel_all
 # ---- a bad topognn.conf key: logged once, with file and line ----------------------
 write_topognn_conf "$etc_conf" enforce "$work/graph.json"
 echo "Candidats=8" >> "$etc_conf"
+bad_line=$(wc -l < "$etc_conf")
 log_from=$(($(wc -l < "$ctld_log") + 1))
 if ! "$cluster" restart-ctld >/dev/null || ! timeout 5 scontrol ping | grep -q 'is UP'; then
     fail "slurmctld with a bad topognn.conf key"
-elif [[ "$(logged_since 'topognn.conf:12: unknown key "Candidats"')" == "1 1" ]]; then
-    pass "bad topognn.conf key logged once as topognn.conf:12, one fallback"
+elif [[ "$(logged_since "topognn.conf:$bad_line: unknown key \"Candidats\"")" == "1 1" ]]; then
+    pass "bad topognn.conf key logged once as topognn.conf:$bad_line, one fallback"
 else
-    fail "bad topognn.conf key and fallback logged $(logged_since 'topognn.conf:12: unknown key') times in one start (want 1 1)"
+    fail "bad topognn.conf key and fallback logged $(logged_since "topognn.conf:$bad_line: unknown key") times in one start (want 1 1)"
 fi
 
 finish
