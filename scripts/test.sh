@@ -75,20 +75,22 @@ build() {
 	mkdir -p "$dir" && (cd "$dir" && "$top/configure" -q "$@" && make -j"$jobs" >/dev/null)
 }
 
+# make check in DIR; each failing test is named in the summary as "LABEL: test".
 check() {
-	local dir=$1 rc t
+	local dir=$1 label=$2 rc t name
 	(cd "$dir" && make -j"$jobs" check >/dev/null 2>&1)
 	rc=$?
 	count_checks "$dir"
-	for t in "$dir"/tests/*.trs; do
-		[[ -e $t ]] || continue
-		grep -q ':test-result: PASS' "$t" && continue
+	while IFS= read -r t; do
+		grep -q -E ':test-result: (PASS|SKIP|XFAIL)' "$t" && continue
 		echo "failed: $(basename "$t" .trs) (see ${t%.trs}.log)"
+		name=${t%.trs}
+		failures+=("$label: ${name#"$dir"/tests/}")
 		tail -n 20 "${t%.trs}.log"
 		# a crash (sanitizer report, signal) leaves no cmocka count: count it here
 		grep -q -E '^(\[  FAILED  \]|[0-9]+ passed, [1-9][0-9]* failed)' "${t%.trs}.log" ||
 			failed=$((failed + 1))
-	done
+	done < <(find "$dir/tests" -name '*.trs' | sort)
 	return $rc
 }
 
@@ -110,14 +112,14 @@ built=0
 if step "build" build _build/default --with-ibnetdisc "${slurm_configure[@]}"; then
 	built=1
 	log "unit tests (make check)"
-	check _build/default || failures+=("unit tests")
+	check _build/default "unit tests" || failures+=("unit tests")
 fi
 
 if [[ -z ${TOPOGNN_QUICK:-} ]]; then
 	if step "build with ASan/UBSan" build _build/asan --enable-sanitizers --with-ibnetdisc; then
 		log "unit tests under ASan/UBSan"
 		ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-			check _build/asan || failures+=("unit tests (ASan/UBSan)")
+			check _build/asan "unit tests (ASan/UBSan)" || failures+=("unit tests (ASan/UBSan)")
 	fi
 fi
 
