@@ -66,6 +66,7 @@ static const struct metric {
 	{"mean_wait_s", "wait", 0},
 	{"p95_wait_s", "wait_p95", 0},
 	{"utilization", "util", 0},
+	{"useful_utilization", "useful", 0},
 	{"mean_comm_slowdown", "slow", 0},
 	{"makespan_s", "makespan", 0},
 };
@@ -263,8 +264,8 @@ static void print_scenario(const scenario *sc, const runs *r)
 
 	printf("== %s\n%d hosts, %d jobs, %d seeds (1..%d), %.0f s\n", sc->title, r->hosts,
 	       r->njobs, r->nseeds, r->nseeds, r->elapsed_s);
-	printf("mean over seeds (bytes in PB):\n%-9s %9s %9s %8s %8s %8s %8s\n", "policy",
-	       "xgroup_PB", "xleaf_PB", "multi_g", "avoid_g", "wait_s", "util%");
+	printf("mean over seeds (bytes in PB):\n%-9s %9s %9s %8s %8s %8s %8s %8s\n", "policy",
+	       "xgroup_PB", "xleaf_PB", "multi_g", "avoid_g", "wait_s", "util%", "useful%");
 	for (int p = -1; p < r->npol; p++) {
 		if (p < 0 && tree < 0)
 			continue;
@@ -272,9 +273,10 @@ static void print_scenario(const scenario *sc, const runs *r)
 		       abs_mean(r, p, 0) * 1e-15, abs_mean(r, p, 1) * 1e-15, abs_mean(r, p, 2),
 		       p < 0 ? 0.0 : abs_mean(r, p, 3));
 		if (p < 0)
-			printf(" %8s %8s\n", "-", "-");
+			printf(" %8s %8s %8s\n", "-", "-", "-");
 		else
-			printf(" %8.0f %8.1f\n", abs_mean(r, p, 4), 100 * abs_mean(r, p, 6));
+			printf(" %8.0f %8.1f %8.1f\n", abs_mean(r, p, 4), 100 * abs_mean(r, p, 6),
+			       100 * abs_mean(r, p, 7));
 	}
 	if (tree < 0) {
 		printf("(no tree run: no ratios)\n\n");

@@ -89,6 +89,8 @@ static void test_easy_backfill(void **state)
 	assert_true(m.p95_wait_s == 90.0);
 	assert_true(m.makespan_s == 250.0);
 	assert_float_equal(m.utilization, 0.63, 1e-9);
+	/* no communication, no slowdown: the busy time is all useful work */
+	assert_float_equal(m.useful_utilization, m.utilization, 1e-12);
 	assert_true(m.mean_comm_slowdown == 1.0);
 	trace_free(&t);
 	world_free(&w);
@@ -213,6 +215,10 @@ static void test_determinism(void **state)
 	assert_true(a.mean_comm_slowdown == b.mean_comm_slowdown);
 	assert_true(a.mean_comm_slowdown >= 1.0);
 	assert_true(a.utilization == b.utilization);
+	/* a job slowed by communication is busy at least as long as its work */
+	assert_true(a.useful_utilization == b.useful_utilization);
+	assert_true(a.useful_utilization > 0 &&
+		    a.useful_utilization <= a.utilization * (1 + 1e-12));
 	assert_true(a.fragmentation == b.fragmentation);
 	/* another seed draws other profiles: other bytes */
 	kth_run(&w, &t, 8, &b, prof, 2);

@@ -647,7 +647,7 @@ static int collect(sim *s, sim_metrics *m)
 {
 	double *wait = calloc((size_t)s->nj + 1, sizeof(double));
 	double *slow = calloc((size_t)s->nj + 1, sizeof(double));
-	double sw = 0, ss = 0, last = 0;
+	double sw = 0, ss = 0, last = 0, useful = 0;
 	long nw = 0, ns = 0;
 	int oom = 0;
 	sim_bound *bound = sim_bound_new(s->c, s->net);
@@ -678,6 +678,7 @@ static int collect(sim *s, sim_metrics *m)
 			m->mean_defer_s += j->start - j->defer_start;
 		}
 		sw += j->start - j->submit;
+		useful += (double)job_gpus_on_host(s, j) * j->nh * j->base;
 		if (j->end > last)
 			last = j->end;
 		if (!j->heavy)
@@ -704,6 +705,7 @@ static int collect(sim *s, sim_metrics *m)
 	m->p95_comm_slowdown = ns ? quantile(slow, ns, 0.95) : 1.0;
 	m->makespan_s = last;
 	m->utilization = last > 0 ? s->busy_gpu_s / ((double)s->H * s->G * last) : 0;
+	m->useful_utilization = last > 0 ? useful / ((double)s->H * s->G * last) : 0;
 	m->fragmentation = last > 0 ? s->frag_int / last : 0;
 	m->decisions = s->nlat;
 	m->failed_decisions = s->failed;

@@ -89,6 +89,11 @@ typedef struct sim_metrics {
 	double mean_wait_s, p95_wait_s;               /* all jobs */
 	double makespan_s;
 	double utilization;     /* GPU-seconds used / (GPUs x makespan) */
+	/* the jobs' work at full speed (trace run time x GPUs) / (GPUs x
+	 * makespan): `utilization` counts time a job loses to slow
+	 * communication as use, so a placement that speeds jobs up lowers it
+	 * at the same makespan; this one does not */
+	double useful_utilization;
 	double fragmentation;   /* time mean of the idle hosts' share outside wholly idle groups */
 	double decision_p50_us, decision_p99_us; /* place_decide: candidates + scoring */
 	double refresh_p50_us, refresh_p99_us;   /* place_engine_refresh per state change */

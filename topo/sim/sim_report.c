@@ -40,6 +40,7 @@ static const column cols[] = {
 	COL("wait_p95", 9, 0, 1, p95_wait_s),
 	COL("makespan_h", 10, 1, 1.0 / 3600, makespan_s),
 	COL("util%", 6, 1, 100, utilization),
+	COL("useful%", 7, 1, 100, useful_utilization),
 	COL("frag", 6, 3, 1, fragmentation),
 	COL("dec_p50us", 9, 1, 1, decision_p50_us),
 	COL("dec_p99us", 9, 1, 1, decision_p99_us),
@@ -136,7 +137,7 @@ json_t *sim_metrics_json(const sim_metrics *m)
 	long all = m->decisions + m->failed_decisions;
 
 	return json_pack("{s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,"
-			 "s:f,s:f,s:f,s:f,s:I,s:I,s:I,s:i,s:f}",
+			 "s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:I,s:i,s:f}",
 			 "jobs", m->jobs, "started", m->started, "dropped", m->dropped,
 			 "heavy_jobs", m->heavy_jobs, "total_bytes_heavy", m->total_bytes_heavy,
 			 "cross_leaf_bytes_heavy", m->cross_leaf_bytes_heavy,
@@ -148,7 +149,8 @@ json_t *sim_metrics_json(const sim_metrics *m)
 			 "mean_comm_slowdown", m->mean_comm_slowdown,
 			 "p95_comm_slowdown", m->p95_comm_slowdown, "mean_wait_s", m->mean_wait_s,
 			 "p95_wait_s", m->p95_wait_s, "makespan_s", m->makespan_s,
-			 "utilization", m->utilization, "fragmentation", m->fragmentation,
+			 "utilization", m->utilization, "useful_utilization", m->useful_utilization,
+			 "fragmentation", m->fragmentation,
 			 "decision_p50_us", m->decision_p50_us, "decision_p99_us", m->decision_p99_us,
 			 "refresh_p99_us", m->refresh_p99_us,
 			 "failed_decision_share", all > 0 ? (double)m->failed_decisions / (double)all : 0.0,
