@@ -16,10 +16,14 @@
 #      both plugins), then releases them all at once and resets sdiag;
 #   3. for WINDOW seconds (default 240) lets the scheduler work with the
 #      queue deep, sampling slurmctld's RSS (/proc/PID/status) every 2 s;
-#   4. saves sdiag, cancels whatever has not finished (scancel), waits until
-#      nothing is left, and accounts for every job ID it submitted: each must
-#      have ended (jobcomp/filetxt record or `squeue -t all` terminal state),
-#      as COMPLETED or as CANCELLED by this script; any other is "lost".
+#   4. saves sdiag, cancels whatever has not finished (scancel, repeated
+#      until the queue is empty or 10 minutes pass: a loaded slurmctld
+#      delays scancel's RPCs, and one scancel of ~1,400 jobs timed out),
+#      and accounts for every job ID it submitted from its jobcomp/filetxt
+#      record or `squeue -t all` state: COMPLETED, CANCELLED (by this
+#      script), another end state, "left" (still pending or running when the
+#      cluster stopped: the cancel did not get through) or "lost" (Slurm
+#      knows no end and no state for it).
 #
 # Printed per plugin, with the ratio topognn/tree: sdiag main and backfill
 # cycle (mean, max, cycles, mean depth, and mean cycle per job tested),
@@ -182,12 +186,27 @@ wait_empty() { # seconds -> 0 when no job is pending, running or completing
     return 1
 }
 
-# Every submitted ID's end state: jobcomp first, then squeue -t all.
-account() { # dir
+# scancel until nothing is queued (at most 10 minutes of attempts)
+cancel_all() { # name
+    local deadline=$(( SECONDS + 600 ))
+    while (( SECONDS < deadline )); do
+        timeout 60 scancel --user="$(id -un)" || say "$1: scancel did not finish, again"
+        wait_empty 60 && return 0
+    done
+    say "$1: jobs still queued 10 minutes after the first scancel"
+}
+
+# The job states the accounting reads: jobcomp's records and squeue -t all.
+save_states() { # dir
     local dir=$1
     timeout 30 squeue -h -t all -o '%i %T' > "$dir/squeue-all.txt" 2>/dev/null || : > "$dir/squeue-all.txt"
     cp -- "$TOPOGNN_CLUSTER_DIR/log/jobcomp.txt" "$dir/jobcomp.txt" 2>/dev/null || : > "$dir/jobcomp.txt"
-    awk -v cancelled_after="$(cat "$dir/cancel_epoch")" '
+}
+
+# Every submitted ID's end state: jobcomp first, then squeue -t all.
+account() { # dir -> "key value" lines
+    local dir=$1
+    awk '
         FILENAME ~ /jobcomp/ {
             id = ""; st = ""
             for (i = 1; i <= NF; i++) {
@@ -197,8 +216,7 @@ account() { # dir
             if (id != "" && !(id in end)) end[id] = st
             next
         }
-        FILENAME ~ /squeue/ { if (!($1 in end) && $2 != "PENDING" && $2 != "RUNNING" &&
-                                   $2 != "COMPLETING" && $2 != "CONFIGURING") end[$1] = $2; next }
+        FILENAME ~ /squeue/ { if (!($1 in end)) end[$1] = $2; next }
         { submitted++; ids[$1] = 1 }
         END {
             for (id in ids) {
@@ -206,11 +224,12 @@ account() { # dir
                 if (st == "COMPLETED") completed++
                 else if (st == "CANCELLED") cancelled++
                 else if (st == "LOST") lost++
+                else if (st ~ /^(PENDING|RUNNING|COMPLETING|CONFIGURING|SUSPENDED)$/) left++
                 else other++
             }
-            printf "submitted %d\ncompleted %d\ncancelled %d\nother_end %d\nlost %d\n",
-                submitted, completed, cancelled, other, lost
-        }' "$dir/jobcomp.txt" "$dir/squeue-all.txt" "$dir/ids.txt" > "$dir/accounting.txt"
+            printf "submitted %d\ncompleted %d\ncancelled %d\nother_end %d\nleft %d\nlost %d\n",
+                submitted, completed, cancelled, other, left, lost
+        }' "$dir/jobcomp.txt" "$dir/squeue-all.txt" "$dir/ids.txt"
 }
 
 run_once() { # name plugin
@@ -259,13 +278,12 @@ run_once() { # name plugin
     echo $(( $(count_done) - done0 )) > "$dir/completed_in_window"
     timeout 20 squeue -h -t PD -o %i 2>/dev/null | wc -l > "$dir/pending_at_end"
     date +%s > "$dir/cancel_epoch"
-    timeout 30 scancel --user="$(id -un)" || say "scancel failed"
-    wait_empty 180 || say "$name: jobs left 180 s after scancel"
+    cancel_all "$name"
     sleep 2
-    account "$dir"
+    save_states "$dir"
     cp -- "$TOPOGNN_CLUSTER_DIR/log/slurmctld.log" "$dir/slurmctld.log"
     "$cluster" stop > "$dir/cluster-stop.log" 2>&1 || say "$name: cluster stop reported a problem"
-    say "$name: done ($(tr '\n' ' ' < "$dir/accounting.txt"))"
+    say "$name: done ($(account "$dir" | tr '\n' ' '))"
 }
 
 run_locked() { # name plugin
@@ -315,7 +333,7 @@ metrics() { # name -> "key value" lines
     printf 'submit_s %s\n' "$(cat "$d/submit_s")"
     printf 'start_s %s\n' "$(cat "$d/start_s")"
     printf 'slurmd_restarted %s\n' "$(cat "$d/slurmd_restarted")"
-    cat "$d/accounting.txt"
+    account "$d"
 }
 
 declare -A T G
@@ -332,7 +350,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 == 0) print "nul
 keys=(main_cycle_mean_us main_cycle_max_us main_cycles main_depth_mean main_us_per_job
       bf_cycle_mean_us bf_cycle_max_us bf_cycles bf_depth_mean bf_us_per_job
       rss_idle_kb rss_peak_kb rss_hwm_kb completed_in_window pending_at_end
-      submitted completed cancelled other_end lost submit_s start_s slurmd_restarted)
+      submitted completed cancelled other_end left lost submit_s start_s slurmd_restarted)
 ratio_keys=(main_cycle_mean_us main_cycle_max_us main_us_per_job bf_cycle_mean_us bf_cycle_max_us
             bf_us_per_job rss_peak_kb rss_hwm_kb completed_in_window)
 num() { [[ "${1:-}" =~ ^-?[0-9]+(\.[0-9]+)?$ ]] && printf '%s' "$1" || printf 'null'; }
