@@ -358,6 +358,7 @@ int place_features_max_vertices(const place_features *f) { return f->max_nv; }
 int place_features_max_edges(const place_features *f) { return f->max_ne; }
 const int32_t *place_features_host_vertex(const place_features *f) { return f->host_vertex; }
 int place_features_nvertices(const place_features *f) { return f->nv; }
+int place_features_ntypes(const place_features *f) { return f->T; }
 int place_features_nedges(const place_features *f) { return f->ne; }
 const int32_t *place_features_offsets(const place_features *f) { return f->off; }
 const int32_t *place_features_neighbours(const place_features *f) { return f->nbr; }
