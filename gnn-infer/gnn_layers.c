@@ -130,6 +130,22 @@ GNN_INLINE void row_times_matrix_from(const float *restrict x, size_t in, size_t
 		memcpy(y + o + 16, &a2, sizeof(a2));
 		memcpy(y + o + 24, &a3, sizeof(a3));
 	}
+	for (; o + 16 <= out; o += 16) { /* two independent sums: twice the rate */
+		v8 a0 = {0}, a1 = {0}, w0, w1;
+
+		if (b) {
+			LOAD(a0, b + o);
+			LOAD(a1, b + o + 8);
+		}
+		for (k = 0; k < in; k++) {
+			LOAD(w0, w + k * out + o);
+			LOAD(w1, w + k * out + o + 8);
+			a0 += x[k] * w0;
+			a1 += x[k] * w1;
+		}
+		memcpy(y + o, &a0, sizeof(a0));
+		memcpy(y + o + 8, &a1, sizeof(a1));
+	}
 	for (; o + 8 <= out; o += 8) {
 		v8 a0 = {0}, w0;
 
@@ -199,6 +215,24 @@ GNN_INLINE void rows_times_matrix(const float *const x[GNN_ROWS], size_t in, siz
 		memcpy(y[2] + o + 16, &d1, sizeof(d1));
 		memcpy(y[3] + o, &e0, sizeof(e0));
 		memcpy(y[3] + o + 16, &e1, sizeof(e1));
+	}
+	for (; o + 16 <= out; o += 16) { /* e.g. topognn's 16-wide layers */
+		v16 a0 = {0}, c0, d0, e0, w0;
+
+		if (b)
+			LOAD(a0, b + o);
+		c0 = d0 = e0 = a0;
+		for (k = 0; k < in; k++) {
+			LOAD(w0, w + k * out + o);
+			a0 += x0[k] * w0;
+			c0 += x1[k] * w0;
+			d0 += x2[k] * w0;
+			e0 += x3[k] * w0;
+		}
+		memcpy(y[0] + o, &a0, sizeof(a0));
+		memcpy(y[1] + o, &c0, sizeof(c0));
+		memcpy(y[2] + o, &d0, sizeof(d0));
+		memcpy(y[3] + o, &e0, sizeof(e0));
 	}
 	for (r = 0; o < out && r < GNN_ROWS; r++)
 		row_times_matrix_from(x[r], in, out, w, b, y[r], o);
