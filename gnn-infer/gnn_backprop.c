@@ -99,7 +99,7 @@ static void forward(gnn_trainer *t, const gnn_train_graph *g, const size_t *idx,
 	size_t i, s;
 
 	gnn_normalise(g->features, g->graph.n_vertices, m->vertex.n, m->vertex.mean,
-		      m->vertex.std, t->acts[0]);
+		      m->vertex.std, t->acts[0], m->vertex.n);
 	for (i = 0; i < m->readout; i++)
 		gnn_layer_forward(m, &m->layers[i], GNN_ACT_NONE, &g->graph, g->graph.n_vertices,
 				  t->acts[i], t->acts[i + 1], t->scratch);
@@ -108,7 +108,7 @@ static void forward(gnn_trainer *t, const gnn_train_graph *g, const size_t *idx,
 		gnn_sets one = sample_set(g, idx[s], off);
 
 		gnn_normalise(g->set_features + idx[s] * m->set.n, 1, m->set.n, m->set.mean,
-			      m->set.std, t->set_norm);
+			      m->set.std, t->set_norm, m->set.n);
 		gnn_readout_forward(t->acts[m->readout], d, &one, t->set_norm, m->set.n,
 				    t->acts[m->readout + 1] + s * rw);
 	}

@@ -51,6 +51,27 @@ void gnn_ctx_free(gnn_ctx *ctx);
  * 0 on success, -1 on a bad graph (see gnn_ctx_error). Allocates nothing. */
 int gnn_embed(gnn_ctx *ctx, const gnn_graph *graph, const float *features, float *out);
 
+/* gnn_embed for the first n_out vertices only: each layer computes only
+ * the rows that later layers read (the wanted rows and, before a graph
+ * layer, their neighbours), so a caller that needs few vertices' embeddings
+ * should number them first. The rows [0, n_out) of out are bit for bit
+ * those of gnn_embed; out has room for n_vertices rows, and rows from
+ * n_out on are left unspecified. Allocates nothing. */
+int gnn_embed_first(gnn_ctx *ctx, const gnn_graph *graph, const float *features, size_t n_out,
+		    float *out);
+
+/* Most contexts one gnn_embed_ensemble call takes. */
+#define GNN_ENSEMBLE_MAX 16
+
+/* gnn_embed_first of each of n contexts (an ensemble: several models) on
+ * one graph and one feature matrix, into outs[i]. When the models
+ * normalise features alike and start with a GraphSAGE layer of the same
+ * width, that layer's neighbour aggregation, the same for all, is done
+ * once. Each outs[i] is bit for bit what gnn_embed_first would give.
+ * On failure every context carries the error. Allocates nothing. */
+int gnn_embed_ensemble(gnn_ctx *const *ctxs, size_t n, const gnn_graph *graph,
+		       const float *features, size_t n_out, float *const *outs);
+
 /* Score each set: embeddings as produced by gnn_embed, set_features is
  * n_sets x (model's set features), raw; out gets n_sets scores.
  * 0 on success, -1 on bad sets (see gnn_ctx_error). Allocates nothing. */

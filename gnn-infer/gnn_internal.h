@@ -101,16 +101,42 @@ void gnn_act_forward(enum gnn_act act, const float *x, size_t count, float *y);
 void gnn_layernorm_forward(const float *x, size_t n, size_t dim, const float *gamma,
 			   const float *beta, float eps, float *y);
 
-/* GraphSAGE: y_i = act(x_i Ws + mean_j m_ij Wm + max_j m_ij Wx + b), with
- * messages m_ij = w_ij x_j over the CSR neighbours j of i. `scratch` holds
+/* GraphSAGE on rows [0, n) (n <= g->n_vertices; they may read any vertex):
+ * y_i = act(x_i Ws + mean_j m_ij Wm + max_j m_ij Wx + b), with messages
+ * m_ij = w_ij x_j over the CSR neighbours j of i. `scratch` holds
  * GNN_SCRATCH_ROWS * in floats. */
-void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
+void gnn_sage_forward(const gnn_graph *g, size_t n, const float *x, size_t in, size_t out,
 		      const float *w, const float *b, float *y, float *scratch, enum gnn_act act);
 
-/* GIN: y_i = act(((1+eps) x_i + sum_j w_ij x_j) W + b). `scratch` holds
- * max(n x out, GNN_ROWS x in) floats (n x out to transform before
- * aggregating when out < in). */
-void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size_t out,
+/* One model's part of gnn_sage_forward_shared: its weights, output and
+ * fused activation. */
+struct gnn_sage_out {
+	size_t out;
+	const float *w, *b;
+	float *y;
+	enum gnn_act act;
+};
+
+/* Rows narrower than this are padded to a multiple of 16 floats for
+ * gnn_sage_forward_shared, so that their aggregation runs in whole vectors. */
+#define GNN_PADDED_MAX 32
+
+/* The row stride gnn_sage_forward_shared wants for `in` input columns. */
+size_t gnn_sage_stride(size_t in);
+
+/* GraphSAGE layers of n_models models on the same input x, rows [0, n):
+ * x has `in` columns in rows `stride` floats apart (in, or
+ * gnn_sage_stride(in) with the padding zero, which aggregates in whole
+ * vectors). The neighbour mean and max of each row are computed once for
+ * all, then each model's o[m] as gnn_sage_forward would (the same bits). */
+void gnn_sage_forward_shared(const gnn_graph *g, size_t n, const float *x, size_t stride,
+			     size_t in, const struct gnn_sage_out *o, size_t n_models,
+			     float *scratch);
+
+/* GIN on rows [0, n): y_i = act(((1+eps) x_i + sum_j w_ij x_j) W + b).
+ * `scratch` holds max(n_vertices x out, GNN_ROWS x in) floats
+ * (n_vertices x out to transform before aggregating when out < in). */
+void gnn_gin_forward(const gnn_graph *g, size_t n, const float *x, size_t in, size_t out,
 		     const float *w, const float *b, float eps, float *y, float *scratch,
 		     enum gnn_act act);
 
@@ -128,14 +154,16 @@ void gnn_gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size_t i, f
 void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *sets,
 			 const float *f, size_t nf, float *y);
 
-/* (x - mean) / std column-wise on an n x dim matrix. */
+/* (x - mean) / std column-wise on an n x dim matrix, into rows y_stride
+ * (>= dim) floats apart whose columns from dim on are zeroed. */
 void gnn_normalise(const float *x, size_t n, size_t dim, const float *mean, const float *std,
-		   float *y);
+		   float *y, size_t y_stride);
 
 /* The activation a relu or gelu layer applies (none for other kinds). */
 enum gnn_act gnn_act_of(enum gnn_layer_kind kind);
 
-/* Any non-readout layer l of m on n rows of src into dst; `act` is an
+/* Any non-readout layer l of m on rows [0, n) of src into dst (a graph
+ * layer reads src on its rows' neighbours too); `act` is an
  * activation fused after a linear, sage or gin layer (a relu or gelu layer
  * applies its own). `scratch` is n x (widest row) floats, at least
  * GNN_SCRATCH_ROWS rows. */

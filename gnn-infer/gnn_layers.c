@@ -130,6 +130,22 @@ GNN_INLINE void row_times_matrix_from(const float *restrict x, size_t in, size_t
 		memcpy(y + o + 16, &a2, sizeof(a2));
 		memcpy(y + o + 24, &a3, sizeof(a3));
 	}
+	for (; o + 16 <= out; o += 16) { /* two independent sums: twice the rate */
+		v8 a0 = {0}, a1 = {0}, w0, w1;
+
+		if (b) {
+			LOAD(a0, b + o);
+			LOAD(a1, b + o + 8);
+		}
+		for (k = 0; k < in; k++) {
+			LOAD(w0, w + k * out + o);
+			LOAD(w1, w + k * out + o + 8);
+			a0 += x[k] * w0;
+			a1 += x[k] * w1;
+		}
+		memcpy(y + o, &a0, sizeof(a0));
+		memcpy(y + o + 8, &a1, sizeof(a1));
+	}
 	for (; o + 8 <= out; o += 8) {
 		v8 a0 = {0}, w0;
 
@@ -199,6 +215,24 @@ GNN_INLINE void rows_times_matrix(const float *const x[GNN_ROWS], size_t in, siz
 		memcpy(y[2] + o + 16, &d1, sizeof(d1));
 		memcpy(y[3] + o, &e0, sizeof(e0));
 		memcpy(y[3] + o + 16, &e1, sizeof(e1));
+	}
+	for (; o + 16 <= out; o += 16) { /* e.g. topognn's 16-wide layers */
+		v16 a0 = {0}, c0, d0, e0, w0;
+
+		if (b)
+			LOAD(a0, b + o);
+		c0 = d0 = e0 = a0;
+		for (k = 0; k < in; k++) {
+			LOAD(w0, w + k * out + o);
+			a0 += x0[k] * w0;
+			c0 += x1[k] * w0;
+			d0 += x2[k] * w0;
+			e0 += x3[k] * w0;
+		}
+		memcpy(y[0] + o, &a0, sizeof(a0));
+		memcpy(y[1] + o, &c0, sizeof(c0));
+		memcpy(y[2] + o, &d0, sizeof(d0));
+		memcpy(y[3] + o, &e0, sizeof(e0));
 	}
 	for (r = 0; o < out && r < GNN_ROWS; r++)
 		row_times_matrix_from(x[r], in, out, w, b, y[r], o);
@@ -377,6 +411,34 @@ GNN_INLINE void aggregate_block32(const gnn_graph *g, const float *x, size_t dim
 	memcpy(max + k + 16, &m1, sizeof(m1));
 }
 
+/* aggregate_block32 for the 16 columns [k, k+16) (rows narrower than 32
+ * floats, e.g. the first layer's few features padded to 16). */
+GNN_INLINE void aggregate_block16(const gnn_graph *g, const float *x, size_t dim, size_t i,
+				  size_t k, float *restrict mean, float *restrict max)
+{
+	const int32_t lo = g->offsets[i], hi = g->offsets[i + 1];
+	const int32_t end = g->offsets[g->n_vertices];
+	const v16 zero = {0};
+	v16 s = zero, m = zero - INFINITY, v;
+	int32_t e;
+
+	for (e = lo; e < hi; e++) {
+		if (k == 0)
+			prefetch_row(g, x, dim, e, end);
+		LOAD(v, x + (size_t)g->neighbours[e] * dim + k);
+		if (g->edge_weights)
+			v = g->edge_weights[e] * v;
+		s += v;
+		VMAX_INTO(m, v);
+	}
+	if (hi > lo)
+		s /= (float)(hi - lo);
+	else
+		m = zero;
+	memcpy(mean + k, &s, sizeof(s));
+	memcpy(max + k, &m, sizeof(m));
+}
+
 GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
 			      float *restrict mean, float *restrict max, int wide)
 {
@@ -387,6 +449,8 @@ GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, si
 
 	for (; wide && k + 32 <= dim; k += 32)
 		aggregate_block32(g, x, dim, i, k, mean, max);
+	for (; k + 16 <= dim; k += 16)
+		aggregate_block16(g, x, dim, i, k, mean, max);
 	rest = k;
 	for (j = rest; j < dim; j++)
 		mean[j] = 0.0f;
@@ -413,12 +477,22 @@ void gnn_aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
 	aggregate_row(g, x, dim, i, mean, max, 0);
 }
 
-/* The row [x_i, mean_i, max_i] that sage multiplies by its stacked weights. */
-GNN_INLINE void sage_row(const gnn_graph *g, const float *x, size_t in, size_t i, float *cat,
-			 int wide)
+/* The row [x_i, mean_i, max_i] that sage multiplies by its stacked weights;
+ * x's rows are `stride` floats apart, in of them used. Rows padded to a
+ * multiple of 16 (the padding zero) are aggregated in whole vectors. */
+GNN_INLINE void sage_row(const gnn_graph *g, const float *x, size_t stride, size_t in, size_t i,
+			 float *cat, int wide)
 {
-	memcpy(cat, x + i * in, in * sizeof(*cat));
-	aggregate_row(g, x, in, i, cat + in, cat + 2 * in, wide);
+	float mean[GNN_PADDED_MAX], max[GNN_PADDED_MAX];
+
+	memcpy(cat, x + i * stride, in * sizeof(*cat));
+	if (stride == in) {
+		aggregate_row(g, x, in, i, cat + in, cat + 2 * in, wide);
+		return;
+	}
+	aggregate_row(g, x, stride, i, mean, max, wide);
+	memcpy(cat + in, mean, in * sizeof(*cat));
+	memcpy(cat + 2 * in, max, in * sizeof(*cat));
 }
 
 /* sage_row for in a multiple of 32, in fixed-size pieces and without any
@@ -494,58 +568,93 @@ GNN_INLINE void sage_blocks32(const gnn_graph *g, const float *x, size_t in, siz
 	}
 }
 
-GNN_INLINE void sage_rows(const gnn_graph *g, const float *x, size_t in, size_t out,
-			  const float *w, const float *b, float *y, float *scratch,
-			  enum gnn_act act, int wide)
+/* Sage of several models reading the same x, on rows [i0, n): each block
+ * of rows [x_i, mean, max] is built once, then multiplied by every model's
+ * weights (o[m], see gnn_sage_out). Per model and output, the same sums in
+ * the same order as a model on its own, so the same bits. */
+GNN_INLINE void sage_shared_rows(const gnn_graph *g, size_t i0, size_t n, const float *x,
+				 size_t stride, size_t in, const struct gnn_sage_out *o,
+				 size_t n_models, float *scratch, int wide)
 {
-	const size_t n = g->n_vertices;
 	const float *xr[GNN_ROWS];
 	float *yr[GNN_ROWS];
-	size_t i = 0, r;
+	size_t i = i0, r, m;
 
-	if (wide && out == 32 && in % 32 == 0 && b && n >= GNN_ROWS) {
-		sage_blocks32(g, x, in, n / GNN_ROWS, w, b, y, scratch, act);
-		i = n - n % GNN_ROWS;
-	}
 	for (; wide && i + GNN_ROWS <= n; i += GNN_ROWS) {
 		for (r = 0; r < GNN_ROWS; r++) {
-			sage_row(g, x, in, i + r, scratch + r * 3 * in, 1);
+			sage_row(g, x, stride, in, i + r, scratch + r * 3 * in, 1);
 			xr[r] = scratch + r * 3 * in;
-			yr[r] = y + (i + r) * out;
 		}
-		rows_times_matrix(xr, 3 * in, out, w, b, yr);
-		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
+		for (m = 0; m < n_models; m++) {
+			for (r = 0; r < GNN_ROWS; r++)
+				yr[r] = o[m].y + (i + r) * o[m].out;
+			rows_times_matrix(xr, 3 * in, o[m].out, o[m].w, o[m].b, yr);
+			act_rows(o[m].act, o[m].y + i * o[m].out, GNN_ROWS * o[m].out,
+				 o[m].y + i * o[m].out);
+		}
 	}
 	for (; i < n; i++) {
-		sage_row(g, x, in, i, scratch, wide);
-		row_times_matrix(scratch, 3 * in, out, w, b, y + i * out);
-		act_rows(act, y + i * out, out, y + i * out);
+		sage_row(g, x, stride, in, i, scratch, wide);
+		for (m = 0; m < n_models; m++) {
+			float *y = o[m].y + i * o[m].out;
+
+			row_times_matrix(scratch, 3 * in, o[m].out, o[m].w, o[m].b, y);
+			act_rows(o[m].act, y, o[m].out, y);
+		}
 	}
 }
 
-static GNN_HOT __attribute__((noinline)) void sage_wide(const gnn_graph *g, const float *x,
-							 size_t in, size_t out, const float *w,
-							 const float *b, float *y, float *scratch,
-							 enum gnn_act act)
+GNN_INLINE void sage_rows(const gnn_graph *g, size_t n, const float *x, size_t stride,
+			  size_t in, const struct gnn_sage_out *o, size_t n_models,
+			  float *scratch, int wide)
 {
-	sage_rows(g, x, in, out, w, b, y, scratch, act, 1);
+	size_t i = 0;
+
+	if (wide && n_models == 1 && stride == in && o->out == 32 && in % 32 == 0 && o->b &&
+	    n >= GNN_ROWS) {
+		sage_blocks32(g, x, in, n / GNN_ROWS, o->w, o->b, o->y, scratch, o->act);
+		i = n - n % GNN_ROWS;
+	}
+	sage_shared_rows(g, i, n, x, stride, in, o, n_models, scratch, wide);
 }
 
-static GNN_HOT __attribute__((noinline)) void sage_narrow(const gnn_graph *g, const float *x,
-							   size_t in, size_t out, const float *w,
-							   const float *b, float *y, float *scratch,
-							   enum gnn_act act)
+static GNN_HOT __attribute__((noinline)) void sage_wide(const gnn_graph *g, size_t n,
+							 const float *x, size_t stride, size_t in,
+							 const struct gnn_sage_out *o,
+							 size_t n_models, float *scratch)
 {
-	sage_rows(g, x, in, out, w, b, y, scratch, act, 0);
+	sage_rows(g, n, x, stride, in, o, n_models, scratch, 1);
 }
 
-void gnn_sage_forward(const gnn_graph *g, const float *x, size_t in, size_t out, const float *w,
-		      const float *b, float *y, float *scratch, enum gnn_act act)
+static GNN_HOT __attribute__((noinline)) void sage_narrow(const gnn_graph *g, size_t n,
+							   const float *x, size_t stride, size_t in,
+							   const struct gnn_sage_out *o,
+							   size_t n_models, float *scratch)
+{
+	sage_rows(g, n, x, stride, in, o, n_models, scratch, 0);
+}
+
+size_t gnn_sage_stride(size_t in)
+{
+	return in < GNN_PADDED_MAX ? (in + 15) / 16 * 16 : in;
+}
+
+void gnn_sage_forward_shared(const gnn_graph *g, size_t n, const float *x, size_t stride,
+			     size_t in, const struct gnn_sage_out *o, size_t n_models,
+			     float *scratch)
 {
 	if (GNN_WIDE())
-		sage_wide(g, x, in, out, w, b, y, scratch, act);
+		sage_wide(g, n, x, stride, in, o, n_models, scratch);
 	else
-		sage_narrow(g, x, in, out, w, b, y, scratch, act);
+		sage_narrow(g, n, x, stride, in, o, n_models, scratch);
+}
+
+void gnn_sage_forward(const gnn_graph *g, size_t n, const float *x, size_t in, size_t out,
+		      const float *w, const float *b, float *y, float *scratch, enum gnn_act act)
+{
+	const struct gnn_sage_out o = {out, w, b, y, act};
+
+	gnn_sage_forward_shared(g, n, x, in, in, &o, 1, scratch);
 }
 
 /* z[k] += wt * xj[k] over dim. */
@@ -617,16 +726,17 @@ void gnn_gin_sum_row(const gnn_graph *g, const float *x, size_t dim, size_t i, f
 	gin_sum_row(g, x, dim, i, eps, z, 0);
 }
 
-GNN_INLINE void gin_rows(const gnn_graph *g, const float *x, size_t in, size_t out,
+GNN_INLINE void gin_rows(const gnn_graph *g, size_t n, const float *x, size_t in, size_t out,
 			 const float *w, const float *b, float eps, float *y, float *scratch,
 			 enum gnn_act act, int wide)
 {
 	size_t i, k;
 
 	if (out < in) {
-		/* The sum is linear, so transform first and aggregate the narrower rows. */
+		/* The sum is linear, so transform first and aggregate the narrower
+		 * rows (every vertex is transformed: rows [0, n) may read any). */
 		linear_rows(x, g->n_vertices, in, out, w, NULL, scratch, GNN_ACT_NONE, wide);
-		for (i = 0; i < g->n_vertices; i++) {
+		for (i = 0; i < n; i++) {
 			gin_sum_row(g, scratch, out, i, eps, y + i * out, wide);
 			for (k = 0; k < out; k++)
 				y[i * out + k] += b[k];
@@ -634,7 +744,7 @@ GNN_INLINE void gin_rows(const gnn_graph *g, const float *x, size_t in, size_t o
 		}
 		return;
 	}
-	for (i = 0; wide && i + GNN_ROWS <= g->n_vertices; i += GNN_ROWS) {
+	for (i = 0; wide && i + GNN_ROWS <= n; i += GNN_ROWS) {
 		const float *xr[GNN_ROWS];
 		float *yr[GNN_ROWS];
 
@@ -646,36 +756,37 @@ GNN_INLINE void gin_rows(const gnn_graph *g, const float *x, size_t in, size_t o
 		rows_times_matrix(xr, in, out, w, b, yr);
 		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
 	}
-	for (; i < g->n_vertices; i++) {
+	for (; i < n; i++) {
 		gin_sum_row(g, x, in, i, eps, scratch, wide);
 		row_times_matrix(scratch, in, out, w, b, y + i * out);
 		act_rows(act, y + i * out, out, y + i * out);
 	}
 }
 
-static GNN_HOT __attribute__((noinline)) void gin_wide(const gnn_graph *g, const float *x,
-							size_t in, size_t out, const float *w,
-							const float *b, float eps, float *y,
-							float *scratch, enum gnn_act act)
+static GNN_HOT __attribute__((noinline)) void gin_wide(const gnn_graph *g, size_t n,
+							const float *x, size_t in, size_t out,
+							const float *w, const float *b, float eps,
+							float *y, float *scratch, enum gnn_act act)
 {
-	gin_rows(g, x, in, out, w, b, eps, y, scratch, act, 1);
+	gin_rows(g, n, x, in, out, w, b, eps, y, scratch, act, 1);
 }
 
-static GNN_HOT __attribute__((noinline)) void gin_narrow(const gnn_graph *g, const float *x,
-							  size_t in, size_t out, const float *w,
-							  const float *b, float eps, float *y,
-							  float *scratch, enum gnn_act act)
+static GNN_HOT __attribute__((noinline)) void gin_narrow(const gnn_graph *g, size_t n,
+							  const float *x, size_t in, size_t out,
+							  const float *w, const float *b, float eps,
+							  float *y, float *scratch, enum gnn_act act)
 {
-	gin_rows(g, x, in, out, w, b, eps, y, scratch, act, 0);
+	gin_rows(g, n, x, in, out, w, b, eps, y, scratch, act, 0);
 }
 
-void gnn_gin_forward(const gnn_graph *g, const float *x, size_t in, size_t out, const float *w,
-		     const float *b, float eps, float *y, float *scratch, enum gnn_act act)
+void gnn_gin_forward(const gnn_graph *g, size_t n, const float *x, size_t in, size_t out,
+		     const float *w, const float *b, float eps, float *y, float *scratch,
+		     enum gnn_act act)
 {
 	if (GNN_WIDE())
-		gin_wide(g, x, in, out, w, b, eps, y, scratch, act);
+		gin_wide(g, n, x, in, out, w, b, eps, y, scratch, act);
 	else
-		gin_narrow(g, x, in, out, w, b, eps, y, scratch, act);
+		gin_narrow(g, n, x, in, out, w, b, eps, y, scratch, act);
 }
 
 GNN_HOT void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *sets,
@@ -705,14 +816,16 @@ GNN_HOT void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *s
 
 GNN_HOT void gnn_normalise(const float *restrict x, size_t n, size_t dim,
 			   const float *restrict mean, const float *restrict std,
-			   float *restrict y)
+			   float *restrict y, size_t y_stride)
 {
 	size_t i, k, j;
 
 	for (i = 0; i < n; i++) {
 		const float *xi = x + i * dim;
-		float *yi = y + i * dim;
+		float *yi = y + i * y_stride;
 
+		for (k = dim; k < y_stride; k++)
+			yi[k] = 0.0f;
 		for (k = 0; k + GNN_BLOCK <= dim; k += GNN_BLOCK)
 			for (j = 0; j < GNN_BLOCK; j++)
 				yi[k + j] = (xi[k + j] - mean[k + j]) / std[k + j];
@@ -736,10 +849,11 @@ void gnn_layer_forward(const gnn_model *m, const struct gnn_layer *l, enum gnn_a
 		gnn_linear_forward(src, n, l->in, l->out, p + l->w, p + l->b, dst, act);
 		break;
 	case GNN_SAGE:
-		gnn_sage_forward(g, src, l->in, l->out, p + l->w, p + l->b, dst, scratch, act);
+		gnn_sage_forward(g, n, src, l->in, l->out, p + l->w, p + l->b, dst, scratch, act);
 		break;
 	case GNN_GIN:
-		gnn_gin_forward(g, src, l->in, l->out, p + l->w, p + l->b, l->eps, dst, scratch, act);
+		gnn_gin_forward(g, n, src, l->in, l->out, p + l->w, p + l->b, l->eps, dst, scratch,
+				act);
 		break;
 	case GNN_LAYERNORM:
 		gnn_layernorm_forward(src, n, l->in, p + l->w, p + l->b, l->eps, dst);

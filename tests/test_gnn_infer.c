@@ -1,9 +1,10 @@
 /*
  * test_gnn_infer: properties of whole-model inference on random graphs —
  * relabelling vertices leaves set scores unchanged (within 1e-6 relative), repeated
- * runs and concurrent contexts sharing one model give identical bytes, and
- * the SIMD paths (wide blocks, pairs of rows, odd tails) give exactly the
- * bits of a naive loop.
+ * runs and concurrent contexts sharing one model give identical bytes, the
+ * SIMD paths (wide blocks, pairs of rows, odd tails) give exactly the
+ * bits of a naive loop, and embedding only the first vertices, or several
+ * models at once, gives exactly the bits of a full pass per model.
  */
 #include <math.h>
 #include <pthread.h>
@@ -309,6 +310,87 @@ static void test_aggregation_blocks_match_naive(void **state)
 	}
 }
 
+/* The straightforward full pass: every layer on its own (activations not
+ * fused) over every vertex, rows unpadded. */
+static void full_pass(const gnn_model *m, const struct problem *p, float *out)
+{
+	static float a[NV * 64], b[NV * 64], scratch[NV * 64 + GNN_SCRATCH_ROWS * 64];
+	float *src = a, *dst = b, *t;
+	size_t i;
+
+	gnn_normalise(p->x, NV, NF, m->vertex.mean, m->vertex.std, src, NF);
+	for (i = 0; i < m->readout; i++) {
+		gnn_layer_forward(m, &m->layers[i], GNN_ACT_NONE, &p->g, NV, src, dst, scratch);
+		t = src;
+		src = dst;
+		dst = t;
+	}
+	memcpy(out, src, NV * gnn_model_embed_dim(m) * sizeof(float));
+}
+
+/* Three models of one architecture (alike normalisation: the first layer's
+ * aggregation is shared) and one normalised otherwise (not shared), for
+ * 1, some and all vertices wanted. */
+static void check_first_and_ensemble(enum gnn_conv conv, size_t hidden)
+{
+	static struct problem p;
+	static float want[4][NV * 64], got[4][NV * 64];
+	const char *names[NF] = {"a", "b", "c"}, *set[] = {"s"};
+	const float mean[NF] = {2, 2, 2}, std[NF] = {3, 3, 3}, other[NF] = {1, 2, 3};
+	const float set_mean = 2.5f, set_std = 1.7f;
+	gnn_arch arch = {NF, names, mean, std, 1, set, &set_mean, &set_std, conv, 2, hidden, 6};
+	static const size_t wanted[] = {1, 7, NV / 2, NV};
+	gnn_model *m[4];
+	gnn_ctx *ctx[4];
+	float *outs[4];
+	size_t k, w, d = hidden;
+
+	make_problem(&p, 77);
+	for (k = 0; k < 4; k++) {
+		arch.vertex_mean = k < 3 ? mean : other;
+		m[k] = gnn_model_build(&arch, 100 + k, NULL);
+		assert_non_null(m[k]);
+		ctx[k] = gnn_ctx_create(m[k], NV, MAXE, NSETS, NULL);
+		assert_non_null(ctx[k]);
+		outs[k] = got[k];
+		full_pass(m[k], &p, want[k]);
+	}
+	for (w = 0; w < sizeof(wanted) / sizeof(wanted[0]); w++) {
+		const size_t n = wanted[w];
+
+		for (k = 0; k < 4; k++) {
+			memset(got[k], 0xff, sizeof(got[k]));
+			assert_int_equal(gnn_embed_first(ctx[k], &p.g, p.x, n, got[k]), 0);
+			assert_memory_equal(got[k], want[k], n * d * sizeof(float));
+		}
+		assert_int_equal(gnn_embed_ensemble(ctx, 3, &p.g, p.x, n, outs), 0);
+		for (k = 0; k < 3; k++)
+			assert_memory_equal(got[k], want[k], n * d * sizeof(float));
+		assert_int_equal(gnn_embed_ensemble(ctx + 1, 3, &p.g, p.x, n, outs + 1), 0);
+		for (k = 1; k < 4; k++)
+			assert_memory_equal(got[k], want[k], n * d * sizeof(float));
+	}
+	assert_int_equal(gnn_embed_first(ctx[0], &p.g, p.x, NV + 1, got[0]), -1);
+	assert_int_equal(gnn_embed_ensemble(ctx, 3, &p.g, p.x, NV + 1, outs), -1);
+	assert_non_null(strstr(gnn_ctx_error(ctx[2])->text, "embeddings asked"));
+	for (k = 0; k < 4; k++) {
+		gnn_ctx_free(ctx[k]);
+		gnn_model_free(m[k]);
+	}
+}
+
+static void test_first_and_ensemble_sage(void **state)
+{
+	check_first_and_ensemble(GNN_CONV_SAGE, 8);
+	check_first_and_ensemble(GNN_CONV_SAGE, 16);
+	check_first_and_ensemble(GNN_CONV_SAGE, 32);
+}
+
+static void test_first_and_ensemble_gin(void **state)
+{
+	check_first_and_ensemble(GNN_CONV_GIN, 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +399,8 @@ int main(void)
 		cmocka_unit_test(test_determinism_and_threads),
 		cmocka_unit_test(test_simd_paths_match_naive),
 		cmocka_unit_test(test_aggregation_blocks_match_naive),
+		cmocka_unit_test(test_first_and_ensemble_sage),
+		cmocka_unit_test(test_first_and_ensemble_gin),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

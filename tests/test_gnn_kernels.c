@@ -114,36 +114,45 @@ static void test_sage_32_pipelined(void **state)
 static void test_sage_other_widths(void **state)
 {
 	(void)state;
-	check_width(16, 12); /* the shipped model's width */
+	check_width(16, 12); /* the shipped model's width: one 16 block */
+	check_width(24, 15); /* one 16 block, then 8 */
 	check_width(40, 13); /* one 32 block, then 8 */
+	check_width(56, 16); /* 32, 16 and 8 blocks */
 	check_width(64, 14); /* two 32 blocks, generic path */
 }
 
-/* gnn_linear_forward on 4-row blocks and a leftover row equals row-by-row sums. */
-static void test_linear_blocks(void **state)
+/* gnn_linear_forward on 4-row blocks and a leftover row equals row-by-row
+ * sums, for widths of 32 + 3 and 32 + 16 + 8 + 3 outputs. */
+static void check_linear_blocks(size_t out)
 {
-	enum { R = 7, IN = 9, OUT = 35 };
-	float x[R * IN], w[IN * OUT], b[OUT], y[R * OUT], want[R * OUT];
-	uint64_t rng = 5;
+	enum { R = 7, IN = 9, MAXOUT = 59 };
+	float x[R * IN], w[IN * MAXOUT], b[MAXOUT], y[R * MAXOUT], want[R * MAXOUT];
+	uint64_t rng = 5 + out;
 	size_t i, k, o;
 
-	(void)state;
 	for (i = 0; i < R * IN; i++)
 		x[i] = gnn_rng_uniform(&rng) - 0.5f;
-	for (i = 0; i < IN * OUT; i++)
+	for (i = 0; i < IN * out; i++)
 		w[i] = gnn_rng_uniform(&rng) - 0.5f;
-	for (i = 0; i < OUT; i++)
+	for (i = 0; i < out; i++)
 		b[i] = gnn_rng_uniform(&rng);
 	for (i = 0; i < R; i++)
-		for (o = 0; o < OUT; o++) {
+		for (o = 0; o < out; o++) {
 			float acc = b[o];
 
 			for (k = 0; k < IN; k++)
-				acc += x[i * IN + k] * w[k * OUT + o];
-			want[i * OUT + o] = acc;
+				acc += x[i * IN + k] * w[k * out + o];
+			want[i * out + o] = acc;
 		}
-	gnn_linear_forward(x, R, IN, OUT, w, b, y, GNN_ACT_NONE);
-	assert_memory_equal(y, want, sizeof(y));
+	gnn_linear_forward(x, R, IN, out, w, b, y, GNN_ACT_NONE);
+	assert_memory_equal(y, want, R * out * sizeof(float));
+}
+
+static void test_linear_blocks(void **state)
+{
+	(void)state;
+	check_linear_blocks(35);
+	check_linear_blocks(59);
 }
 
 int main(void)

@@ -2,7 +2,9 @@
  * (models/default.json and its members): it loads, ranks an obviously
  * better placement first, refreshes embeddings once per state version,
  * refuses a model trained on other features, allocates nothing per
- * decision, and an ensemble whose members disagree keeps the tree set. */
+ * decision, an ensemble whose members disagree keeps the tree set, and the
+ * fast refresh scores exactly as the straightforward one over a random
+ * sequence of state changes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -393,6 +395,129 @@ static void test_ensemble(void **state)
 	fx_free(&f);
 }
 
+static unsigned next_rand(unsigned *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return (*seed >> 8) % 1000003u;
+}
+
+/* One random state change of the kinds a cluster sees: a job starts (some
+ * with expected ends) or ends, a host goes down or is partly used, the
+ * clock moves and an end is updated, the queue changes. */
+static void random_change(place_state *s, int nhosts, unsigned *seed, uint32_t *ids, int *nids,
+			  uint32_t id)
+{
+	const place_comm light = {PLACE_COMM_LIGHT, PLACE_PATTERN_RING, 1e6, 1e-3};
+	int op = (int)(next_rand(seed) % 10), hosts[16];
+
+	if (op < 4 || *nids == 0) {
+		int n = 1 + (int)(next_rand(seed) % 12), first = (int)(next_rand(seed) % (unsigned)(nhosts - n));
+
+		for (int k = 0; k < n; k++) /* some gaps: jobs span leaves and groups */
+			hosts[k] = first + k + (k > 0 && next_rand(seed) % 3 == 0);
+		if (hosts[n - 1] >= nhosts)
+			n--;
+		if (place_state_add_job(s, id, hosts, n, 0, 0, next_rand(seed) % 3 ? &heavy : &light) == 0) {
+			ids[(*nids)++] = id;
+			if (next_rand(seed) % 4)
+				place_state_set_job_end(s, id, 1.0 + next_rand(seed) % (48 * 3600));
+		}
+	} else if (op < 7) {
+		int k = (int)(next_rand(seed) % (unsigned)*nids);
+
+		assert_int_equal(place_state_remove_job(s, ids[k]), 0);
+		ids[k] = ids[--*nids];
+	} else if (op < 8) {
+		place_state_set_host(s, (int)(next_rand(seed) % (unsigned)nhosts), 8,
+				     (int)(next_rand(seed) % 9), 112, 112, next_rand(seed) % 4 == 0);
+	} else if (op < 9) {
+		place_state_set_clock(s, next_rand(seed) % 7200);
+		place_state_set_job_end(s, ids[next_rand(seed) % (unsigned)*nids],
+					1.0 + next_rand(seed) % (48 * 3600));
+	} else {
+		place_state_set_queue(s, (int)(next_rand(seed) % 50), (int)(next_rand(seed) % 300));
+	}
+}
+
+/* n random candidates of 1..16 distinct hosts, ascending. */
+static void random_candidates(place_candidate *k, int n, int *hosts, int nhosts, unsigned *seed)
+{
+	for (int i = 0; i < n; i++) {
+		int m = 1 + (int)(next_rand(seed) % 16), h = (int)(next_rand(seed) % (unsigned)nhosts);
+
+		memset(&k[i], 0, sizeof(k[i]));
+		k[i].hosts = hosts + 16 * i;
+		k[i].kind = "random";
+		k[i].tree = i == 0;
+		for (int j = 0; j < m && h < nhosts; j++, h += 1 + (int)(next_rand(seed) % 5))
+			k[i].hosts[k[i].nhosts++] = h;
+	}
+}
+
+/* The fast refresh (host types only, shared first layer, the graph's
+ * static part kept from the last refresh) against the straightforward one
+ * (a scorer new to the state, every member embedding every vertex on its
+ * own), on a 256-host fat-tree over a random sequence of state changes:
+ * the candidates' costs and confidences are the same bits. */
+static void test_fast_refresh_matches_full(void **state)
+{
+	enum { NCAND = 12, STEPS = 150 };
+	topo_error err;
+	topo_graph *tg = sim_load_graph("fattree", "groups=16,hosts=16,rails=4,oversub=2", &err);
+	place_cluster *c;
+	place_state *s;
+	place_gnn *fast;
+	place_scorer sf, sr;
+	place_candidate a[NCAND], b[NCAND];
+	static int ha[NCAND * 16], hb[NCAND * 16];
+	uint32_t ids[STEPS];
+	int nids = 0, nhosts;
+	unsigned seed = 2024;
+	char why[256];
+
+	(void)state;
+	assert_non_null(tg);
+	c = place_cluster_new(tg, &err);
+	assert_non_null(c);
+	nhosts = place_cluster_nhosts(c);
+	s = place_state_new(c);
+	fast = place_gnn_new(c, MODEL, NCAND, 1.0, 0.5, &err);
+	assert_non_null(s);
+	assert_non_null(fast);
+	place_gnn_scorer(fast, &sf);
+	for (int h = 0; h < nhosts; h++)
+		place_state_set_host(s, h, 8, 8, 112, 112, 0);
+	for (int i = 0; i < STEPS; i++) {
+		place_gnn *full = place_gnn_new(c, MODEL, NCAND, 1.0, 0.5, &err);
+		place_request r;
+		unsigned cseed;
+
+		assert_non_null(full);
+		place_gnn_set_full_refresh(full, 1);
+		place_gnn_scorer(full, &sr);
+		random_change(s, nhosts, &seed, ids, &nids, 1000u + (uint32_t)i);
+		assert_int_equal(sf.prepare(sf.ctx, c, s, why, sizeof(why)), 0);
+		assert_int_equal(sr.prepare(sr.ctx, c, s, why, sizeof(why)), 0);
+		cseed = seed;
+		random_candidates(a, NCAND, ha, nhosts, &cseed);
+		random_candidates(b, NCAND, hb, nhosts, &seed);
+		request(&r, 4);
+		assert_int_equal(sf.score(sf.ctx, c, s, &r, a, NCAND, why, sizeof(why)), 0);
+		assert_int_equal(sr.score(sr.ctx, c, s, &r, b, NCAND, why, sizeof(why)), 0);
+		for (int k = 0; k < NCAND; k++) {
+			assert_memory_equal(&a[k].cost, &b[k].cost, sizeof(double));
+			assert_memory_equal(&a[k].confidence, &b[k].confidence, sizeof(double));
+			assert_memory_equal(&a[k].comm_time_s, &b[k].comm_time_s, sizeof(double));
+		}
+		place_gnn_free(full);
+	}
+	assert_int_equal(place_gnn_refreshes(fast), STEPS);
+	place_gnn_free(fast);
+	place_state_free(s);
+	place_cluster_free(c);
+	topo_graph_free(tg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +527,7 @@ int main(void)
 		cmocka_unit_test(test_engine_model_path),
 		cmocka_unit_test(test_feature_mismatch_refused),
 		cmocka_unit_test(test_ensemble),
+		cmocka_unit_test(test_fast_refresh_matches_full),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

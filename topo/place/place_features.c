@@ -28,9 +28,14 @@ struct place_features {
 	int max_nv, max_ne;        /* every host its own type */
 	int32_t *off, *nbr;        /* max_nv + 1, max_ne */
 	float *w;
+	int32_t *prev_off;         /* off of the last build (max_nv + 1) ... */
+	int prev_T;                /* ... and its type count; -1 none */
 	int *spine_vid;            /* S graph vertex ids */
 	int32_t *spine_leaf_off;   /* static CSR: leaves below spine k */
 	int32_t *spine_leaves;
+	int32_t *leaf_spine_off;   /* static CSR: spines above leaf l, ascending */
+	int32_t *leaf_spine_k;
+	float *leaf_w;             /* per leaf: its leaf - spine entries' weight */
 	/* host types: hosts of one kind (same leaf vector, cable rates and
 	 * group) with equal features are one vertex */
 	int nkinds;
@@ -44,6 +49,11 @@ struct place_features {
 	int *fill;                 /* max_nv scratch */
 	double top;                /* fastest cable, Gb/s */
 	int *leaf_idle, *leaf_hosts, *leaf_down, *group_idle;
+	/* per kind, this state: idle and down hosts, their remaining_log_h
+	 * sum, and the highest up-link load and utilisation of its leaves */
+	int *kind_idle, *kind_down;
+	double *kind_rem;
+	float *kind_load, *kind_util;
 	float *host_rem;           /* per host: remaining_log_h, this state */
 	double *leaf_rem, *group_rem; /* per leaf / group: sum of host_rem */
 	int *group_cnt;            /* per group: scratch, zero between calls */
@@ -53,7 +63,7 @@ struct place_features {
 	/* static routing (D-mod-K): up-port (b mod K) of leaf a towards host b,
 	 * down-port (b mod K) into b's leaf; flows per port, background + own */
 	int *port_off;             /* per leaf: first port */
-	double *port_up, *port_down;
+	int32_t *port_up, *port_down; /* flow counts (exact; half a double's memory) */
 	int *touched, ntouched;    /* own ports: index * 2 + (0 up, 1 down) */
 	place_model *model;
 	place_scorer model_scorer;
@@ -152,7 +162,7 @@ static int build_spines(place_features *f)
 		goto out;
 	find_spines(f, vid_spine);
 	f->spine_leaf_off = calloc((size_t)f->S + 1, sizeof(int32_t));
-	fill = calloc((size_t)f->S + 1, sizeof(int));
+	fill = calloc((size_t)(f->S > f->L ? f->S : f->L) + 1, sizeof(int));
 	if (!f->spine_leaf_off || !fill)
 		goto out;
 	for (int k = 0; k < nls; k++)
@@ -164,6 +174,25 @@ static int build_spines(place_features *f)
 			int sp = vid_spine[c->leaf_spines[k]];
 
 			f->spine_leaves[f->spine_leaf_off[sp] + fill[sp]++] = l;
+		}
+	/* the same entries from the leaves' side, each leaf's in spine order */
+	f->leaf_spine_off = calloc((size_t)f->L + 1, sizeof(int32_t));
+	f->leaf_spine_k = malloc(((size_t)nls + 1) * sizeof(int32_t));
+	f->leaf_w = malloc(((size_t)f->L + 1) * sizeof(float));
+	if (!f->leaf_spine_off || !f->leaf_spine_k || !f->leaf_w)
+		goto out;
+	for (int i = 0; i < f->spine_leaf_off[f->S]; i++)
+		f->leaf_spine_off[f->spine_leaves[i] + 1]++;
+	for (int l = 0; l < f->L; l++) {
+		f->leaf_spine_off[l + 1] += f->leaf_spine_off[l];
+		fill[l] = 0;
+		f->leaf_w[l] = leaf_spine_weight(c, l, f->top);
+	}
+	for (int k = 0; k < f->S; k++)
+		for (int i = f->spine_leaf_off[k]; i < f->spine_leaf_off[k + 1]; i++) {
+			int l = f->spine_leaves[i];
+
+			f->leaf_spine_k[f->leaf_spine_off[l] + fill[l]++] = k;
 		}
 	rc = 0;
 out:
@@ -184,16 +213,24 @@ static int build_graph(place_features *f)
 	f->type_next = malloc((H + 1) * sizeof(int));
 	f->type_kind = malloc((H + 1) * sizeof(int));
 	f->host_vertex = calloc(H + 1, sizeof(int32_t));
+	f->kind_idle = calloc(H + 1, sizeof(int));
+	f->kind_down = calloc(H + 1, sizeof(int));
+	f->kind_rem = calloc(H + 1, sizeof(double));
+	f->kind_load = calloc(H + 1, sizeof(float));
+	f->kind_util = calloc(H + 1, sizeof(float));
 	if (!f->host_kind || !f->kind_rep || !f->kind_head || !f->type_next || !f->type_kind ||
-	    !f->host_vertex || find_kinds(f) || build_spines(f))
+	    !f->host_vertex || !f->kind_idle || !f->kind_down || !f->kind_rem || !f->kind_load ||
+	    !f->kind_util || find_kinds(f) || build_spines(f))
 		return -1;
 	f->max_nv = f->H + f->L + f->S;
 	f->max_ne = 2 * f->H * c->nrails + 2 * c->leaf_spine_off[c->nleaves];
 	f->off = calloc((size_t)f->max_nv + 1, sizeof(int32_t));
+	f->prev_off = calloc((size_t)f->max_nv + 1, sizeof(int32_t));
+	f->prev_T = -1;
 	f->fill = calloc((size_t)f->max_nv + 1, sizeof(int));
 	f->nbr = malloc(((size_t)f->max_ne + 1) * sizeof(int32_t));
 	f->w = malloc(((size_t)f->max_ne + 1) * sizeof(float));
-	return f->off && f->fill && f->nbr && f->w ? 0 : -1;
+	return f->off && f->prev_off && f->fill && f->nbr && f->w ? 0 : -1;
 }
 
 /* Up-ports per leaf: its up-link capacity in host-cable lanes. */
@@ -210,8 +247,8 @@ static int build_ports(place_features *f)
 
 		f->port_off[l + 1] = f->port_off[l] + (k > 0 ? k : 1);
 	}
-	f->port_up = calloc((size_t)f->port_off[f->L] + 1, sizeof(double));
-	f->port_down = calloc((size_t)f->port_off[f->L] + 1, sizeof(double));
+	f->port_up = calloc((size_t)f->port_off[f->L] + 1, sizeof(int32_t));
+	f->port_down = calloc((size_t)f->port_off[f->L] + 1, sizeof(int32_t));
 	f->touched = calloc(2 * (size_t)c->nhosts * (size_t)c->nrails + 1, sizeof(int));
 	return f->port_up && f->port_down && f->touched ? 0 : -1;
 }
@@ -223,7 +260,7 @@ static int port_of(const place_features *f, int l, int b)
 
 /* Add the cross-leaf ring flows of hosts (in ring order) to the port
  * counters; with `own`, remember the ports touched. */
-static void ring_ports(place_features *f, const int *hosts, int n, double sign, int own)
+static void ring_ports(place_features *f, const int *hosts, int n, int sign, int own)
 {
 	const place_cluster *c = f->c;
 	int R = c->nrails;
@@ -251,8 +288,8 @@ static void ring_ports(place_features *f, const int *hosts, int n, double sign, 
 /* Background: the running communicating jobs' flows per port. */
 static void count_ports(place_features *f, const place_state *s)
 {
-	memset(f->port_up, 0, (size_t)f->port_off[f->L] * sizeof(double));
-	memset(f->port_down, 0, (size_t)f->port_off[f->L] * sizeof(double));
+	memset(f->port_up, 0, (size_t)f->port_off[f->L] * sizeof(int32_t));
+	memset(f->port_down, 0, (size_t)f->port_off[f->L] * sizeof(int32_t));
 	for (int j = 0; j < s->njobs_running; j++)
 		if (s->jobs[j].loads)
 			ring_ports(f, s->jobs[j].hosts, s->jobs[j].nhosts, 1, 0);
@@ -323,17 +360,26 @@ void place_features_free(place_features *f)
 	if (!f)
 		return;
 	free(f->off);
+	free(f->prev_off);
 	free(f->nbr);
 	free(f->w);
 	free(f->spine_vid);
 	free(f->spine_leaf_off);
 	free(f->spine_leaves);
+	free(f->leaf_spine_off);
+	free(f->leaf_spine_k);
+	free(f->leaf_w);
 	free(f->host_kind);
 	free(f->kind_rep);
 	free(f->kind_head);
 	free(f->type_next);
 	free(f->type_kind);
 	free(f->host_vertex);
+	free(f->kind_idle);
+	free(f->kind_down);
+	free(f->kind_rem);
+	free(f->kind_load);
+	free(f->kind_util);
 	free(f->fill);
 	free(f->leaf_idle);
 	free(f->leaf_hosts);
@@ -358,6 +404,7 @@ int place_features_max_vertices(const place_features *f) { return f->max_nv; }
 int place_features_max_edges(const place_features *f) { return f->max_ne; }
 const int32_t *place_features_host_vertex(const place_features *f) { return f->host_vertex; }
 int place_features_nvertices(const place_features *f) { return f->nv; }
+int place_features_ntypes(const place_features *f) { return f->T; }
 int place_features_nedges(const place_features *f) { return f->ne; }
 const int32_t *place_features_offsets(const place_features *f) { return f->off; }
 const int32_t *place_features_neighbours(const place_features *f) { return f->nbr; }
@@ -399,15 +446,10 @@ static float remaining_log_h(double end_s, double now_s)
 	return end_s > 0 ? (float)(floor(4.0 * log1p(h)) / 4.0) : 0;
 }
 
-/* Per host, leaf and group: the remaining time of the running jobs. */
+/* Per host: the remaining time of the running jobs. */
 static void count_remaining(place_features *f, const place_state *s)
 {
-	const place_cluster *c = f->c;
-	int R = c->nrails;
-
 	memset(f->host_rem, 0, (size_t)f->H * sizeof(float));
-	memset(f->leaf_rem, 0, (size_t)f->L * sizeof(double));
-	memset(f->group_rem, 0, (size_t)c->ngroups * sizeof(double));
 	for (int j = 0; j < s->njobs_running; j++) {
 		float r = remaining_log_h(s->jobs[j].end_s, s->now_s);
 
@@ -415,41 +457,55 @@ static void count_remaining(place_features *f, const place_state *s)
 			if (r > f->host_rem[s->jobs[j].hosts[i]])
 				f->host_rem[s->jobs[j].hosts[i]] = r;
 	}
-	for (int h = 0; h < f->H; h++) {
-		f->group_rem[c->host_group[h]] += f->host_rem[h];
-		for (int r = 0; r < R; r++)
-			if (c->host_leaf[h * R + r] >= 0)
-				f->leaf_rem[c->host_leaf[h * R + r]] += f->host_rem[h];
-	}
 }
 
-/* Per-leaf and per-group counts of this state. */
+/* Per-leaf and per-group counts of this state, summed per host kind first
+ * (the hosts of a kind share their leaves): counts are integers, and
+ * remaining times multiples of 1/4, so the sums are exact in any order. */
 static void count_state(place_features *f, const place_state *s)
 {
 	const place_cluster *c = f->c;
 	int R = c->nrails;
 	double top = f->top;
 
+	count_remaining(f, s);
 	memset(f->leaf_idle, 0, (size_t)f->L * sizeof(int));
 	memset(f->leaf_down, 0, (size_t)f->L * sizeof(int));
+	memset(f->leaf_rem, 0, (size_t)f->L * sizeof(double));
 	memset(f->group_idle, 0, (size_t)c->ngroups * sizeof(int));
+	memset(f->group_rem, 0, (size_t)c->ngroups * sizeof(double));
+	memset(f->kind_idle, 0, (size_t)f->nkinds * sizeof(int));
+	memset(f->kind_down, 0, (size_t)f->nkinds * sizeof(int));
+	memset(f->kind_rem, 0, (size_t)f->nkinds * sizeof(double));
 	for (int h = 0; h < f->H; h++) {
-		int idle = host_idle(s, h);
+		int idle = host_idle(s, h), k = f->host_kind[h];
 
 		f->group_idle[c->host_group[h]] += idle;
-		for (int r = 0; r < R; r++) {
-			int l = c->host_leaf[h * R + r];
-
-			if (l < 0)
-				continue;
-			f->leaf_idle[l] += idle;
-			f->leaf_down[l] += s->flags[h] != 0;
-		}
+		f->group_rem[c->host_group[h]] += f->host_rem[h];
+		f->kind_idle[k] += idle;
+		f->kind_down[k] += s->flags[h] != 0;
+		f->kind_rem[k] += f->host_rem[h];
 	}
 	for (int l = 0; l < f->L; l++)
 		f->leaf_load[l] = leaf_uplink_load(c, s, l, top);
+	for (int k = 0; k < f->nkinds; k++) {
+		const int *leaf = c->host_leaf + (size_t)f->kind_rep[k] * R;
+
+		f->kind_load[k] = 0;
+		f->kind_util[k] = 0;
+		for (int r = 0; r < R; r++) {
+			if (leaf[r] < 0)
+				continue;
+			f->leaf_idle[leaf[r]] += f->kind_idle[k];
+			f->leaf_down[leaf[r]] += f->kind_down[k];
+			f->leaf_rem[leaf[r]] += f->kind_rem[k];
+			if ((float)f->leaf_load[leaf[r]] > f->kind_load[k])
+				f->kind_load[k] = (float)f->leaf_load[leaf[r]];
+			if ((float)s->leaf_util[leaf[r]] > f->kind_util[k])
+				f->kind_util[k] = (float)s->leaf_util[leaf[r]];
+		}
+	}
 	count_ports(f, s);
-	count_remaining(f, s);
 }
 
 static float group_free(const place_features *f, int g)
@@ -464,22 +520,13 @@ static float group_free(const place_features *f, int g)
 static void host_row(const place_features *f, const place_state *s, int h, float *x)
 {
 	const place_cluster *c = f->c;
-	int R = c->nrails;
 
 	memset(x, 0, PLACE_FEAT_VERTEX * sizeof(float));
 	x[0] = 1;
 	x[3] = host_free_share(s, h);
 	x[4] = s->flags[h] != 0;
-	for (int r = 0; r < R; r++) {
-		int l = c->host_leaf[h * R + r];
-
-		if (l < 0)
-			continue;
-		if ((float)f->leaf_load[l] > x[5])
-			x[5] = (float)f->leaf_load[l];
-		if ((float)s->leaf_util[l] > x[6])
-			x[6] = (float)s->leaf_util[l];
-	}
+	x[5] = f->kind_load[f->host_kind[h]];
+	x[6] = f->kind_util[f->host_kind[h]];
 	x[7] = group_free(f, c->host_group[h]);
 	x[8] = f->host_rem[h];
 }
@@ -512,8 +559,9 @@ static void assign_types(place_features *f, const place_state *s, float *out)
 }
 
 /* The CSR of this state's types: type - leaf per rail of its kind, then
- * leaf - spine (static); both directions; each leaf lists its types, then
- * its spines. */
+ * leaf - spine (static, copied from the precomputed lists, and only when
+ * the rows moved since the last build); both directions; each leaf lists
+ * its types, then its spines. */
 static void build_csr(place_features *f)
 {
 	const place_cluster *c = f->c;
@@ -557,15 +605,27 @@ static void build_csr(place_features *f)
 			ENTRY(T + l, t, wt);
 		}
 	}
-	for (int k = 0; k < f->S; k++)
-		for (int i = f->spine_leaf_off[k]; i < f->spine_leaf_off[k + 1]; i++) {
-			int l = f->spine_leaves[i];
-			float wt = leaf_spine_weight(c, l, f->top);
-
-			ENTRY(T + l, T + L + k, wt);
-			ENTRY(T + L + k, T + l, wt);
-		}
 #undef ENTRY
+	if (T == f->prev_T && !memcmp(f->off, f->prev_off, ((size_t)f->nv + 1) * sizeof(int32_t)))
+		return; /* the leaf - spine entries are where the last build put them */
+	f->prev_T = T;
+	memcpy(f->prev_off, f->off, ((size_t)f->nv + 1) * sizeof(int32_t));
+	for (int l = 0; l < L; l++) {
+		int at = f->off[T + l] + f->fill[T + l];
+
+		for (int i = f->leaf_spine_off[l]; i < f->leaf_spine_off[l + 1]; i++, at++) {
+			f->nbr[at] = T + L + f->leaf_spine_k[i];
+			f->w[at] = f->leaf_w[l];
+		}
+	}
+	for (int k = 0; k < f->S; k++) {
+		int at = f->off[T + L + k];
+
+		for (int i = f->spine_leaf_off[k]; i < f->spine_leaf_off[k + 1]; i++, at++) {
+			f->nbr[at] = T + f->spine_leaves[i];
+			f->w[at] = f->leaf_w[f->spine_leaves[i]];
+		}
+	}
 }
 
 /* This state's counts, and the analytic model's, once per state version. */
@@ -579,6 +639,35 @@ static void prepare_state(place_features *f, const place_state *s)
 	count_state(f, s);
 	f->prepared = s;
 	f->prepared_version = s->version;
+}
+
+/* A spine's row: the mean of the leaves below it in columns 3.., summed in
+ * locals (in registers, where an array would be summed through memory),
+ * in the leaves' order. */
+static void spine_row(const place_features *f, float *out, int v)
+{
+	float *x = out + (size_t)v * PLACE_FEAT_VERTEX;
+	float s3 = 0, s4 = 0, s5 = 0, s6 = 0, s7 = 0, s8 = 0;
+	int deg = f->off[v + 1] - f->off[v];
+
+	_Static_assert(PLACE_FEAT_VERTEX == 9, "spine_row sums columns 3 to 8");
+	for (int k = f->off[v]; k < f->off[v + 1]; k++) {
+		const float *y = out + (size_t)f->nbr[k] * PLACE_FEAT_VERTEX;
+
+		s3 += y[3];
+		s4 += y[4];
+		s5 += y[5];
+		s6 += y[6];
+		s7 += y[7];
+		s8 += y[8];
+	}
+	x[2] = 1;
+	x[3] = deg > 0 ? s3 / (float)deg : s3;
+	x[4] = deg > 0 ? s4 / (float)deg : s4;
+	x[5] = deg > 0 ? s5 / (float)deg : s5;
+	x[6] = deg > 0 ? s6 / (float)deg : s6;
+	x[7] = deg > 0 ? s7 / (float)deg : s7;
+	x[8] = deg > 0 ? s8 / (float)deg : s8;
 }
 
 void place_features_vertices(place_features *f, const place_state *s, float *out)
@@ -604,21 +693,8 @@ void place_features_vertices(place_features *f, const place_state *s, float *out
 		x[7] = group_free(f, c->leaf_group[l]);
 		x[8] = n ? (float)(f->leaf_rem[l] / n) : 0;
 	}
-	/* a spine: the mean of the leaves below it */
-	for (int v = T + L; v < f->nv; v++) {
-		float *x = out + (size_t)v * PLACE_FEAT_VERTEX;
-		int deg = f->off[v + 1] - f->off[v];
-
-		x[2] = 1;
-		for (int k = f->off[v]; k < f->off[v + 1]; k++) {
-			const float *y = out + (size_t)f->nbr[k] * PLACE_FEAT_VERTEX;
-
-			for (int j = 3; j < PLACE_FEAT_VERTEX; j++)
-				x[j] += y[j];
-		}
-		for (int j = 3; deg > 0 && j < PLACE_FEAT_VERTEX; j++)
-			x[j] /= (float)deg;
-	}
+	for (int v = T + L; v < f->nv; v++)
+		spine_row(f, out, v);
 }
 
 /* Ring flows in host order: shares crossing leaves and groups, and the

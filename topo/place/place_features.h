@@ -61,6 +61,8 @@ int place_features_max_edges(const place_features *f);
  * call: vertex count, entry count, offsets (nvertices + 1), neighbours and
  * weights (nedges each); and the vertex of each host (nhosts entries). */
 int place_features_nvertices(const place_features *f);
+/* Host types of that state: vertices [0, ntypes), all that host sets map to. */
+int place_features_ntypes(const place_features *f);
 int place_features_nedges(const place_features *f);
 const int32_t *place_features_offsets(const place_features *f);
 const int32_t *place_features_neighbours(const place_features *f);

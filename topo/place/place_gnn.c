@@ -26,7 +26,10 @@ struct place_gnn {
 	const place_cluster *c;
 	place_features *feat;
 	gnn_member member[PLACE_GNN_MAX_MODELS];
+	gnn_ctx *ctxs[PLACE_GNN_MAX_MODELS];   /* the members' contexts ... */
+	float *embs[PLACE_GNN_MAX_MODELS];     /* ... and embeddings, for gnn-infer */
 	int nmembers;
+	int full_refresh; /* the straightforward refresh (tests' reference) */
 	double agreement; /* share of members whose top pick must agree */
 	int max_sets;
 	float *vfeat;     /* nvertices x PLACE_FEAT_VERTEX */
@@ -190,11 +193,14 @@ place_gnn *place_gnn_new(const place_cluster *c, const char *model_path, int max
 	if (!g->feat)
 		goto oom;
 	nv = (size_t)place_features_max_vertices(g->feat);
-	for (int m = 0; m < g->nmembers; m++)
+	for (int m = 0; m < g->nmembers; m++) {
 		if (alloc_member(g, &g->member[m], nv, model_path, err)) {
 			place_gnn_free(g);
 			return NULL;
 		}
+		g->ctxs[m] = g->member[m].ctx;
+		g->embs[m] = g->member[m].emb;
+	}
 	g->vfeat = malloc((nv * PLACE_FEAT_VERTEX + 1) * sizeof(float));
 	g->sfeat = malloc(((size_t)g->max_sets * PLACE_FEAT_SET + 1) * sizeof(float));
 	g->mean = malloc(((size_t)g->max_sets + 1) * sizeof(double));
@@ -220,6 +226,31 @@ int place_gnn_nmodels(const place_gnn *g)
 	return g->nmembers;
 }
 
+void place_gnn_set_full_refresh(place_gnn *g, int on)
+{
+	g->full_refresh = on;
+}
+
+/* Every member's embeddings of the host types (vertices [0, ntypes), all
+ * that candidates' sets read), with the first layer's aggregation shared;
+ * or, as the reference, every member on every vertex on its own. */
+static int embed_members(place_gnn *g, const gnn_graph *gr, char *reason, size_t len)
+{
+	if (!g->full_refresh) {
+		if (gnn_embed_ensemble(g->ctxs, (size_t)g->nmembers, gr, g->vfeat,
+				       (size_t)place_features_ntypes(g->feat), g->embs) == 0)
+			return 0;
+		snprintf(reason, len, "gnn: %s", gnn_ctx_error(g->ctxs[0])->text);
+		return -1;
+	}
+	for (int m = 0; m < g->nmembers; m++)
+		if (gnn_embed(g->ctxs[m], gr, g->vfeat, g->embs[m]) < 0) {
+			snprintf(reason, len, "gnn: %s", gnn_ctx_error(g->ctxs[m])->text);
+			return -1;
+		}
+	return 0;
+}
+
 static int gnn_prepare(void *ctx, const place_cluster *c, const place_state *s, char *reason,
 		       size_t len)
 {
@@ -234,11 +265,8 @@ static int gnn_prepare(void *ctx, const place_cluster *c, const place_state *s, 
 	gr.neighbours = place_features_neighbours(g->feat);
 	gr.edge_weights = place_features_weights(g->feat);
 	g->refreshes++;
-	for (int m = 0; m < g->nmembers; m++)
-		if (gnn_embed(g->member[m].ctx, &gr, g->vfeat, g->member[m].emb) < 0) {
-			snprintf(reason, len, "gnn: %s", gnn_ctx_error(g->member[m].ctx)->text);
-			return -1;
-		}
+	if (embed_members(g, &gr, reason, len))
+		return -1;
 	g->ready = 1;
 	return 0;
 }

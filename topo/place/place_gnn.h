@@ -17,7 +17,9 @@
  * Ensembles: the model path may name an ensemble file instead
  * ({"format": "topognn-ensemble", "version": 1, "models": [files relative
  * to it], "agreement": share, default 1}; docs/gnn.md). Every member scores
- * every candidate (one embedding refresh each); the cost is minus their
+ * every candidate; the refresh embeds only the host types (the vertices
+ * candidates map to) and computes the members' common first-layer
+ * aggregation once (gnn_embed_ensemble). The cost is minus their
  * mean score, but the pick leaves Slurm's tree candidate only when at least
  * `agreement` of the members rank the same other candidate first. Each
  * candidate's `confidence` is the share of members whose top pick it is.
@@ -50,5 +52,11 @@ unsigned long place_gnn_refreshes(const place_gnn *g);
 
 /* Models loaded: 1 for a model file, the members of an ensemble. */
 int place_gnn_nmodels(const place_gnn *g);
+
+/* With on, refresh the straightforward way (every member embeds every
+ * vertex on its own) instead of embedding only the host types and sharing
+ * the members' first-layer aggregation. The scores are the same bits
+ * either way; tests compare the two. Takes effect at the next refresh. */
+void place_gnn_set_full_refresh(place_gnn *g, int on);
 
 #endif
