@@ -38,12 +38,6 @@
 #include "topo_graph.h"
 
 
-/* LocalityWait= default (topognn.conf.5): a heavy job may wait for a
- * placement over fewer groups for up to its time limit, at most 8 h
- * (docs/job-classes.md has the measurements behind it). */
-#define TOPOGNN_LOCALITY_WAIT_FRAC 1.0
-#define TOPOGNN_LOCALITY_WAIT_CAP_S (8 * 3600.0)
-
 typedef enum {
 	TOPOGNN_MODE_OFF = 0,	/* Slurm's generic selection decides */
 	TOPOGNN_MODE_SHADOW,	/* Slurm decides; topognn logs its choice */

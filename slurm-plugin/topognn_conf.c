@@ -37,8 +37,8 @@ extern void topognn_conf_init(topognn_conf_t *conf)
 	conf->policy = PLACE_POLICY_MODEL;
 	conf->candidates = 32;
 	conf->frag_weight = 1.0;
-	conf->locality_wait_frac = TOPOGNN_LOCALITY_WAIT_FRAC;
-	conf->locality_wait_cap_s = TOPOGNN_LOCALITY_WAIT_CAP_S;
+	conf->locality_wait_frac = PLACE_LOCALITY_WAIT_FRAC_DEFAULT;
+	conf->locality_wait_cap_s = PLACE_LOCALITY_WAIT_CAP_S_DEFAULT;
 	conf->fatal_on_error = false;
 	conf->heavy_bytes = 1e9;
 	conf->light_bytes = 1e6;

@@ -226,6 +226,13 @@ typedef struct place_config {
 
 void place_config_init(place_config *cfg);
 
+/* LocalityWait= default (topognn.conf.5, docs/job-classes.md has the
+ * measurements behind it): a heavy job may wait for a placement over fewer
+ * groups for up to its time limit, at most 8 h. The plugin and
+ * bench/placement start from it. */
+#define PLACE_LOCALITY_WAIT_FRAC_DEFAULT 1.0
+#define PLACE_LOCALITY_WAIT_CAP_S_DEFAULT (8 * 3600.0)
+
 /* Parse a LocalityWait value: "off", or FRAC[,CAP] where FRAC is the share
  * of a job's time limit (0..10) and CAP a duration with an optional unit
  * s, m or h (default seconds; 0 = no cap), e.g. "0.25,2h". Returns 0, or
