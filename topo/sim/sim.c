@@ -214,11 +214,9 @@ static void end_job(sim *s, int ri)
 	s->run[ri] = s->run[--s->nrun];
 	s->done++;
 	if (s->cfg->decision_log && !s->is_fork)
-		fprintf(s->cfg->decision_log,
-			"{\"event\":\"end\",\"job\":%d,\"timestamp\":%.17g,\"elapsed_s\":%.3f,"
-			"\"realised_slowdown\":%.6g}\n",
-			idx + 1, s->cfg->log_epoch + s->now, j->end - j->start,
-			j->base > 0 ? (j->end - j->start) / j->base : 1.0);
+		(void)place_record_write_end(s->cfg->decision_log, (uint32_t)idx + 1,
+					     s->cfg->log_epoch + s->now, j->end - j->start,
+					     j->base > 0 ? (j->end - j->start) / j->base : 1.0);
 }
 
 /* ---- scheduling: FCFS + EASY backfill ------------------------------------ */
