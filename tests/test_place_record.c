@@ -52,8 +52,8 @@ static void test_record_fields(void **st)
 	assert_int_equal(place_state_add_job(s, 1, busy, 1, 0, 0, NULL), 0);
 	heavy_request(&r);
 	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
-	line = place_record_json(c, &r, &d, place_engine_scorer_name(e, PLACE_POLICY_MODEL),
-				 1700000000.5);
+	line = place_record_write_mem(c, &r, &d, place_engine_scorer_name(e, PLACE_POLICY_MODEL),
+				      1700000000.5);
 	assert_non_null(line);
 	assert_null(strchr(line, '\n'));
 	o = json_loads(line, 0, &jerr);
@@ -102,7 +102,7 @@ static void test_record_fields(void **st)
 	/* a refused request: reason, null choice */
 	r.min_hosts = 9;
 	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), -1);
-	line = place_record_json(c, &r, &d, "model", 0);
+	line = place_record_write_mem(c, &r, &d, "model", 0);
 	o = json_loads(line, 0, &jerr);
 	assert_non_null(o);
 	assert_true(json_is_false(json_object_get(o, "ok")));
@@ -157,7 +157,7 @@ static void test_record_locality(void **st)
 	r.time_limit_s = 10000;
 	r.deferred_s = 120;
 	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
-	line = place_record_json(c, &r, &d, "model", 1700000000.0);
+	line = place_record_write_mem(c, &r, &d, "model", 1700000000.0);
 	o = json_loads(line, 0, &jerr);
 	assert_non_null(o);
 	loc = json_object_get(o, "locality");
@@ -178,7 +178,7 @@ static void test_record_locality(void **st)
 	r.deferred_s = 500;
 	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
 	assert_int_equal(d.deferred, 0);
-	line = place_record_json(c, &r, &d, "model", 1700000000.0);
+	line = place_record_write_mem(c, &r, &d, "model", 1700000000.0);
 	o = json_loads(line, 0, &jerr);
 	loc = json_object_get(o, "locality");
 	assert_true(json_is_false(json_object_get(loc, "checked")));

@@ -788,8 +788,8 @@ static void parser_free(conf_parser *p)
 	topo_graph_free(p->t);
 }
 
-int topo_parse_topology_conf(topo_graph *g, const char *text, size_t len, const char *source,
-			     topo_error *err)
+int topo_load_topology_conf_mem(topo_graph *g, const char *text, size_t len, const char *source,
+				topo_error *err)
 {
 	conf_parser p;
 	int rc = -1;
@@ -826,7 +826,7 @@ int topo_load_topology_conf(topo_graph *g, const char *path, topo_error *err)
 
 	if (!buf)
 		return -1;
-	rc = topo_parse_topology_conf(g, buf, len, path, err);
+	rc = topo_load_topology_conf_mem(g, buf, len, path, err);
 	free(buf);
 	return rc;
 }

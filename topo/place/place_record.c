@@ -131,8 +131,8 @@ static char *dump_line(json_t *o)
 	return text;
 }
 
-char *place_record_json(const place_cluster *c, const place_request *r,
-			const place_decision *d, const char *scorer, double timestamp)
+char *place_record_write_mem(const place_cluster *c, const place_request *r,
+			     const place_decision *d, const char *scorer, double timestamp)
 {
 	return dump_line(record_object(c, r, d, scorer, timestamp));
 }
@@ -140,7 +140,7 @@ char *place_record_json(const place_cluster *c, const place_request *r,
 int place_record_write(FILE *f, const place_cluster *c, const place_request *r,
 		       const place_decision *d, const char *scorer, double timestamp)
 {
-	char *s = place_record_json(c, r, d, scorer, timestamp);
+	char *s = place_record_write_mem(c, r, d, scorer, timestamp);
 	int rc;
 
 	if (!s)

@@ -25,8 +25,8 @@ const char *place_pattern_name(place_pattern p);
  * malloc'd; NULL when memory runs out. `scorer` names the scorer that
  * costed the candidates ("model", or the GNN scorer's name); `timestamp` is
  * seconds since the epoch (0: now). Host indices become host names. */
-char *place_record_json(const place_cluster *c, const place_request *r,
-			const place_decision *d, const char *scorer, double timestamp);
+char *place_record_write_mem(const place_cluster *c, const place_request *r,
+			     const place_decision *d, const char *scorer, double timestamp);
 
 /* Write the record and a newline to f. Returns 0, or -1. */
 int place_record_write(FILE *f, const place_cluster *c, const place_request *r,

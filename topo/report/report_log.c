@@ -402,8 +402,8 @@ static int parse_line(report_log *log, job_index *jx, const char *s, size_t len,
 	return 0;
 }
 
-int report_log_parse(const char *text, size_t len, const char *source, report_log *log,
-		     topo_error *err)
+int report_log_load_mem(const char *text, size_t len, const char *source, report_log *log,
+			topo_error *err)
 {
 	job_index jx = {0};
 	size_t pos = 0;
@@ -438,7 +438,7 @@ int report_log_load(const char *path, report_log *log, topo_error *err)
 	memset(log, 0, sizeof(*log));
 	if (!(buf = topo_read_file(path, TOPO_IO_MAX_BYTES, &len, err)))
 		return -1;
-	rc = report_log_parse(buf, len, path, log, err);
+	rc = report_log_load_mem(buf, len, path, log, err);
 	free(buf);
 	return rc;
 }

@@ -79,9 +79,9 @@ typedef struct report_log {
  * err when the file cannot be read or memory runs out. */
 int report_log_load(const char *path, report_log *log, topo_error *err);
 
-/* Parse text as a log (source names it in first_skip). */
-int report_log_parse(const char *text, size_t len, const char *source, report_log *log,
-		     topo_error *err);
+/* The same from memory: text[0..len) (source names it in first_skip). */
+int report_log_load_mem(const char *text, size_t len, const char *source, report_log *log,
+			topo_error *err);
 
 void report_log_free(report_log *log);
 

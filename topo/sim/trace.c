@@ -132,8 +132,8 @@ static int read_detected(topo_trace *t, FILE *f, const char *source, topo_error 
 		topo_error_set(err, source, 0, "out of memory reading the trace");
 		return -1;
 	}
-	rc = fmt == TOPO_TRACE_SWF ? trace_read_swf(t, mem, source, err)
-				   : trace_read_alibaba(t, mem, source, err);
+	rc = fmt == TOPO_TRACE_SWF ? trace_load_swf(t, mem, source, err)
+				   : trace_load_alibaba(t, mem, source, err);
 	fclose(mem);
 	free(buf);
 	return rc;
