@@ -36,7 +36,7 @@ static void round_trip(topo_graph *g)
 		free(buf);
 		return;
 	}
-	rc = topo_save_json(g, f, &err);
+	rc = topo_write_json(g, f, &err);
 	fclose(f);
 	if (rc == 0) {
 		g2 = topo_graph_new();
@@ -45,7 +45,7 @@ static void round_trip(topo_graph *g)
 			abort();
 		}
 		if (topo_graph_canonicalize(g2) == 0 && !topo_graph_equal(g, g2, why, sizeof(why))) {
-			fprintf(stderr, "save/load is not lossless: %s\n", why);
+			fprintf(stderr, "write/load is not lossless: %s\n", why);
 			abort();
 		}
 		topo_graph_free(g2);

@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!g)
 		return 0;
-	host = topo_load_hwloc_xml_buffer(g, (const char *)data, size, "fuzz.xml", NULL, &err);
+	host = topo_load_hwloc_xml_mem(g, (const char *)data, size, "fuzz.xml", NULL, &err);
 	if (host >= 0) {
 		topo_affinity *a = topo_affinity_of_host(g, host);
 		json_t *j = NULL;

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (data[0] % 3 == 0) {
 		report_log log;
 
-		if (report_log_parse((const char *)data + 1, size - 1, "fuzz", &log, &err) == 0) {
+		if (report_log_load_mem((const char *)data + 1, size - 1, "fuzz", &log, &err) == 0) {
 			int n, *run = report_log_running(&log, 1e300, &n);
 
 			for (int i = 0; i < log.n; i++)

@@ -1,7 +1,7 @@
 /*
  * fuzz_topognn_conf: libFuzzer target for the parts of topognn.conf that
  * are parsed without Slurm: the job classifier (ClassRule= and Default*Class=
- * lines, place_classifier_parse, including its POSIX regexes), and the
+ * lines, place_classifier_load_mem, including its POSIX regexes), and the
  * values the plugin hands to topo/ (Telemetry* keys through
  * telem_config_set, Policy= through place_policy_parse). The plugin's own
  * line reader (slurm-plugin/topognn_conf.c) logs through Slurm and is not
@@ -69,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0';
 	last = strrchr(text, '\n') ? strrchr(text, '\n') + 1 : text;
-	if ((k = place_classifier_parse(text, "topognn.conf", &err))) {
+	if ((k = place_classifier_load_mem(text, "topognn.conf", &err))) {
 		classify_some(k, last);
 		place_classifier_free(k);
 	}

@@ -43,7 +43,7 @@ static void check_fixed_point(const topo_graph *g, topo_conf_mode mode)
 	if (!w1)
 		return;
 	g2 = topo_graph_new();
-	if (!g2 || topo_parse_topology_conf(g2, w1, len1, "written", &err) != 0)
+	if (!g2 || topo_load_topology_conf_mem(g2, w1, len1, "written", &err) != 0)
 		abort(); /* the writer wrote a file the reader refuses */
 	w2 = write_mem(g2, mode, &len2);
 	if (!w2 || len1 != len2 || memcmp(w1, w2, len1) != 0)
@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!g)
 		return 0;
-	if (topo_parse_topology_conf(g, (const char *)data, size, "fuzz", &err) == 0 &&
+	if (topo_load_topology_conf_mem(g, (const char *)data, size, "fuzz", &err) == 0 &&
 	    topo_graph_nvertices(g) <= ORACLE_MAX_VERTICES) {
 		check_fixed_point(g, TOPO_CONF_TREE);
 		check_fixed_point(g, TOPO_CONF_BLOCK);

@@ -18,9 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	trace_init(&t);
 	if (data[0] & 1)
-		trace_read_alibaba(&t, f, "fuzz.csv", &err);
+		trace_load_alibaba(&t, f, "fuzz.csv", &err);
 	else
-		trace_read_swf(&t, f, "fuzz.swf", &err);
+		trace_load_swf(&t, f, "fuzz.swf", &err);
 	trace_free(&t);
 	fclose(f);
 	return 0;

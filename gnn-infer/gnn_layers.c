@@ -173,6 +173,61 @@ GNN_INLINE void row_times_matrix(const float *restrict x, size_t in, size_t out,
 	row_times_matrix_from(x, in, out, w, b, y, 0);
 }
 
+/* The 2 * GNN_ROWS accumulators of GNN_ROWS rows times 32 outputs: row r's
+ * outputs 0..15 in lo[r], 16..31 in hi[r]. Named fields rather than arrays,
+ * and helpers inlined into each clone, so that all of them stay in
+ * registers across the k loop. */
+typedef struct rows32 {
+	v16 lo0, hi0, lo1, hi1, lo2, hi2, lo3, hi3;
+} rows32;
+_Static_assert(GNN_ROWS == 4, "rows32 holds GNN_ROWS rows");
+
+/* Every row starts from the bias b[0..32), or 0 when b is NULL. */
+GNN_INLINE void rows32_init(rows32 *a, const float *restrict b)
+{
+	v16 lo = {0}, hi = {0};
+
+	if (b) {
+		LOAD(lo, b);
+		LOAD(hi, b + 16);
+	}
+	a->lo0 = a->lo1 = a->lo2 = a->lo3 = lo;
+	a->hi0 = a->hi1 = a->hi2 = a->hi3 = hi;
+}
+
+/* Add x_r[k] times the weight row wk[0..32) to every row r: one weight
+ * load shared by GNN_ROWS rows, each output summed over k in order. */
+GNN_INLINE void rows32_add(rows32 *a, const float *restrict x0, const float *restrict x1,
+			   const float *restrict x2, const float *restrict x3, size_t k,
+			   const float *restrict wk)
+{
+	v16 w0, w1;
+
+	LOAD(w0, wk);
+	LOAD(w1, wk + 16);
+	a->lo0 += x0[k] * w0;
+	a->hi0 += x0[k] * w1;
+	a->lo1 += x1[k] * w0;
+	a->hi1 += x1[k] * w1;
+	a->lo2 += x2[k] * w0;
+	a->hi2 += x2[k] * w1;
+	a->lo3 += x3[k] * w0;
+	a->hi3 += x3[k] * w1;
+}
+
+/* Store row r's 32 outputs at y[r] + o. */
+GNN_INLINE void rows32_store(const rows32 *a, float *const y[GNN_ROWS], size_t o)
+{
+	memcpy(y[0] + o, &a->lo0, sizeof(a->lo0));
+	memcpy(y[0] + o + 16, &a->hi0, sizeof(a->hi0));
+	memcpy(y[1] + o, &a->lo1, sizeof(a->lo1));
+	memcpy(y[1] + o + 16, &a->hi1, sizeof(a->hi1));
+	memcpy(y[2] + o, &a->lo2, sizeof(a->lo2));
+	memcpy(y[2] + o + 16, &a->hi2, sizeof(a->hi2));
+	memcpy(y[3] + o, &a->lo3, sizeof(a->lo3));
+	memcpy(y[3] + o + 16, &a->hi3, sizeof(a->hi3));
+}
+
 /* GNN_ROWS rows at once (row r at x[r], its output at y[r]), sharing each
  * weight load among 2 * GNN_ROWS accumulators: the weights are loaded once
  * per block instead of once per row, and the adder pipelines get enough
@@ -187,34 +242,12 @@ GNN_INLINE void rows_times_matrix(const float *const x[GNN_ROWS], size_t in, siz
 	size_t o = 0, k, r;
 
 	for (; o + 32 <= out; o += 32) {
-		v16 a0 = {0}, a1 = {0}, c0, c1, d0, d1, e0, e1, w0, w1;
+		rows32 a;
 
-		if (b) {
-			LOAD(a0, b + o);
-			LOAD(a1, b + o + 16);
-		}
-		c0 = d0 = e0 = a0;
-		c1 = d1 = e1 = a1;
-		for (k = 0; k < in; k++) {
-			LOAD(w0, w + k * out + o);
-			LOAD(w1, w + k * out + o + 16);
-			a0 += x0[k] * w0;
-			a1 += x0[k] * w1;
-			c0 += x1[k] * w0;
-			c1 += x1[k] * w1;
-			d0 += x2[k] * w0;
-			d1 += x2[k] * w1;
-			e0 += x3[k] * w0;
-			e1 += x3[k] * w1;
-		}
-		memcpy(y[0] + o, &a0, sizeof(a0));
-		memcpy(y[0] + o + 16, &a1, sizeof(a1));
-		memcpy(y[1] + o, &c0, sizeof(c0));
-		memcpy(y[1] + o + 16, &c1, sizeof(c1));
-		memcpy(y[2] + o, &d0, sizeof(d0));
-		memcpy(y[2] + o + 16, &d1, sizeof(d1));
-		memcpy(y[3] + o, &e0, sizeof(e0));
-		memcpy(y[3] + o + 16, &e1, sizeof(e1));
+		rows32_init(&a, b ? b + o : NULL);
+		for (k = 0; k < in; k++)
+			rows32_add(&a, x0, x1, x2, x3, k, w + k * out + o);
+		rows32_store(&a, y, o);
 	}
 	for (; o + 16 <= out; o += 16) { /* e.g. topognn's 16-wide layers */
 		v16 a0 = {0}, c0, d0, e0, w0;
@@ -532,38 +565,19 @@ GNN_INLINE void sage_blocks32(const gnn_graph *g, const float *x, size_t in, siz
 		const float *restrict x0 = cat + (blk & 1) * GNN_ROWS * kin;
 		const float *restrict x1 = x0 + kin, *restrict x2 = x1 + kin, *restrict x3 = x2 + kin;
 		float *next = cat + !(blk & 1) * GNN_ROWS * kin, *yb = y + blk * GNN_ROWS * 32;
-		v16 a0, a1, c0, c1, d0, d1, e0, e1, w0, w1;
+		float *const yr[GNN_ROWS] = { yb, yb + 32, yb + 64, yb + 96 };
+		rows32 a;
 
-		LOAD(a0, b);
-		LOAD(a1, b + 16);
-		c0 = d0 = e0 = a0;
-		c1 = d1 = e1 = a1;
+		rows32_init(&a, b);
 		for (r = 0; r < GNN_ROWS; r++) {
 			const size_t k1 = (r + 1) * slice < kin ? (r + 1) * slice : kin;
 
-			for (k = r * slice; k < k1; k++) {
-				LOAD(w0, w + k * 32);
-				LOAD(w1, w + k * 32 + 16);
-				a0 += x0[k] * w0;
-				a1 += x0[k] * w1;
-				c0 += x1[k] * w0;
-				c1 += x1[k] * w1;
-				d0 += x2[k] * w0;
-				d1 += x2[k] * w1;
-				e0 += x3[k] * w0;
-				e1 += x3[k] * w1;
-			}
+			for (k = r * slice; k < k1; k++)
+				rows32_add(&a, x0, x1, x2, x3, k, w + k * 32);
 			if (blk + 1 < nblocks)
 				sage_row32(g, x, in, (blk + 1) * GNN_ROWS + r, next + r * kin);
 		}
-		memcpy(yb, &a0, sizeof(a0));
-		memcpy(yb + 16, &a1, sizeof(a1));
-		memcpy(yb + 32, &c0, sizeof(c0));
-		memcpy(yb + 48, &c1, sizeof(c1));
-		memcpy(yb + 64, &d0, sizeof(d0));
-		memcpy(yb + 80, &d1, sizeof(d1));
-		memcpy(yb + 96, &e0, sizeof(e0));
-		memcpy(yb + 112, &e1, sizeof(e1));
+		rows32_store(&a, yr, 0);
 		act_rows(act, yb, GNN_ROWS * 32, yb);
 	}
 }

@@ -55,14 +55,14 @@ typedef struct gnn_arch {
 gnn_model *gnn_model_load(const char *path, gnn_error *err);
 
 /* Same from a string holding the JSON; `name` is used as the file in errors. */
-gnn_model *gnn_model_loads(const char *json, const char *name, gnn_error *err);
+gnn_model *gnn_model_load_mem(const char *json, const char *name, gnn_error *err);
 
-/* Write the model as JSON; float weights survive a save/load round trip
+/* Write the model as JSON; float weights survive a write/load round trip
  * exactly. 0 on success, -1 with `err` filled in. */
-int gnn_model_save(const gnn_model *model, const char *path, gnn_error *err);
+int gnn_model_write(const gnn_model *model, const char *path, gnn_error *err);
 
 /* Same into a newly allocated string (free() it); NULL on error. */
-char *gnn_model_dumps(const gnn_model *model, gnn_error *err);
+char *gnn_model_write_mem(const gnn_model *model, gnn_error *err);
 
 /* A fresh model of architecture `arch`, weights drawn from `seed`
  * (Glorot-uniform weights, zero biases). NULL on error. */

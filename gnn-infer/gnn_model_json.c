@@ -400,7 +400,7 @@ gnn_model *gnn_model_load(const char *path, gnn_error *err)
 	return load_with(root, &jerr, path, err);
 }
 
-gnn_model *gnn_model_loads(const char *json, const char *name, gnn_error *err)
+gnn_model *gnn_model_load_mem(const char *json, const char *name, gnn_error *err)
 {
 	json_error_t jerr;
 	json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &jerr);
@@ -487,7 +487,7 @@ static json_t *model_json(const gnn_model *m)
 
 #define DUMP_FLAGS (JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(9))
 
-char *gnn_model_dumps(const gnn_model *m, gnn_error *err)
+char *gnn_model_write_mem(const gnn_model *m, gnn_error *err)
 {
 	json_t *root = model_json(m);
 	char *s = root ? json_dumps(root, DUMP_FLAGS) : NULL;
@@ -498,9 +498,9 @@ char *gnn_model_dumps(const gnn_model *m, gnn_error *err)
 	return s;
 }
 
-int gnn_model_save(const gnn_model *m, const char *path, gnn_error *err)
+int gnn_model_write(const gnn_model *m, const char *path, gnn_error *err)
 {
-	char *s = gnn_model_dumps(m, err);
+	char *s = gnn_model_write_mem(m, err);
 	FILE *f;
 	int bad;
 

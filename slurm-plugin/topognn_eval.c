@@ -315,6 +315,25 @@ static int _trial_order(topognn_ctx_t *ctx, bitstr_t *cand,
 	return n;
 }
 
+/* What the job still needs while nodes are taken (eval_nodes.c's rem_*). */
+typedef struct {
+	int cpus;		/* rem_cpus */
+	int nodes;		/* rem_nodes */
+	int min_nodes;		/* min_rem_nodes */
+	int64_t max_cpus;	/* rem_max_cpus */
+} need_t;
+
+/* Node i joins the allocation with topo_eval->avail_cpus CPUs. */
+static void _take_node(topology_eval_t *topo_eval, need_t *need, int i)
+{
+	need->cpus -= topo_eval->avail_cpus;
+	need->max_cpus -= topo_eval->avail_cpus;
+	need->nodes--;
+	need->min_nodes--;
+	topo_eval->max_nodes--;
+	bit_set(topo_eval->node_map, i);
+}
+
 /*
  * Take nodes in trial order through Slurm's per-node helpers until the job
  * is satisfied; honour the group limit. Same bookkeeping as the generic
@@ -328,22 +347,22 @@ static int _select_nodes(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	bitstr_t *req_map = details_ptr->req_node_bitmap;
 	avail_res_t **avail_res_array = topo_eval->avail_res_array;
 	bitstr_t *cand = bit_copy(topo_eval->node_map);
-	int rem_cpus, rem_nodes, min_rem_nodes, total_cpus = 0, used_groups = 0;
-	int64_t rem_max_cpus;
+	need_t need;
+	int used_groups = 0;
 	uint64_t maxtasks;
 	int n, rc = SLURM_ERROR;
 	uint32_t min_nodes = topo_eval->min_nodes;
 	uint32_t req_nodes = topo_eval->req_nodes;
 
 	topo_eval->avail_cpus = 0;
-	rem_cpus = details_ptr->min_cpus;
-	min_rem_nodes = min_nodes;
+	need.cpus = details_ptr->min_cpus;
+	need.min_nodes = min_nodes;
 	if ((topo_eval->gres_per_job = gres_sched_init(job_ptr->gres_list_req)))
-		rem_nodes = MIN(min_nodes, req_nodes);
+		need.nodes = MIN(min_nodes, req_nodes);
 	else
-		rem_nodes = MAX(min_nodes, req_nodes);
-	rem_max_cpus = eval_nodes_get_rem_max_cpus(details_ptr, rem_nodes);
-	maxtasks = eval_nodes_set_max_tasks(job_ptr, rem_max_cpus,
+		need.nodes = MAX(min_nodes, req_nodes);
+	need.max_cpus = eval_nodes_get_rem_max_cpus(details_ptr, need.nodes);
+	maxtasks = eval_nodes_set_max_tasks(job_ptr, need.max_cpus,
 					    topo_eval->max_nodes);
 
 	bit_clear_all(topo_eval->node_map);
@@ -357,18 +376,12 @@ static int _select_nodes(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 		    !avail_res_array[i]->avail_cpus ||
 		    topo_eval->max_nodes <= 0)
 			goto fini;
-		eval_nodes_select_cores(topo_eval, i, min_rem_nodes);
-		(void) eval_nodes_cpus_to_use(topo_eval, i, rem_max_cpus,
-					      min_rem_nodes, &maxtasks, true);
+		eval_nodes_select_cores(topo_eval, i, need.min_nodes);
+		(void) eval_nodes_cpus_to_use(topo_eval, i, need.max_cpus,
+					      need.min_nodes, &maxtasks, true);
 		if (topo_eval->avail_cpus <= 0)
 			goto fini;
-		total_cpus += topo_eval->avail_cpus;
-		rem_cpus -= topo_eval->avail_cpus;
-		rem_max_cpus -= topo_eval->avail_cpus;
-		rem_nodes--;
-		min_rem_nodes--;
-		topo_eval->max_nodes--;
-		bit_set(topo_eval->node_map, i);
+		_take_node(topo_eval, &need, i);
 		bit_clear(cand, i);
 		g = (g < 0) ? ctx->group_cnt : g;
 		if (!ctx->group_used[g]++)
@@ -386,7 +399,7 @@ static int _select_nodes(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 		int i = ctx->order[k], g;
 		node_record_t *node_ptr = node_record_table_ptr[i];
 
-		if ((rem_nodes <= 0) && (rem_cpus <= 0) &&
+		if ((need.nodes <= 0) && (need.cpus <= 0) &&
 		    gres_sched_test(job_ptr->gres_list_req, job_ptr->job_id))
 			break;
 		if (topo_eval->max_nodes <= 0)
@@ -398,35 +411,28 @@ static int _select_nodes(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 			continue;
 		if (!avail_res_array[i] || !avail_res_array[i]->avail_cpus)
 			continue;
-		eval_nodes_select_cores(topo_eval, i, min_rem_nodes);
-		(void) eval_nodes_cpus_to_use(topo_eval, i, rem_max_cpus,
-					      min_rem_nodes, NULL, false);
+		eval_nodes_select_cores(topo_eval, i, need.min_nodes);
+		(void) eval_nodes_cpus_to_use(topo_eval, i, need.max_cpus,
+					      need.min_nodes, NULL, false);
 		if (topo_eval->avail_cpus == 0)
 			continue;
 		if (job_ptr->gres_list_req &&
 		    !eval_nodes_gres(topo_eval, &maxtasks, job_ptr, node_ptr,
-				     min_rem_nodes, i, 0))
+				     need.min_nodes, i, 0))
 			continue;
-		total_cpus += topo_eval->avail_cpus;
-		rem_cpus -= topo_eval->avail_cpus;
-		rem_max_cpus -= topo_eval->avail_cpus;
-		rem_nodes--;
-		min_rem_nodes--;
-		topo_eval->max_nodes--;
-		bit_set(topo_eval->node_map, i);
+		_take_node(topo_eval, &need, i);
 		if (!ctx->group_used[g]) {
 			ctx->group_used[g] = 1;
 			used_groups++;
 		}
 	}
-	if ((rem_cpus <= 0) && (min_rem_nodes <= 0) &&
+	if ((need.cpus <= 0) && (need.min_nodes <= 0) &&
 	    gres_sched_test(job_ptr->gres_list_req, job_ptr->job_id))
 		rc = SLURM_SUCCESS;
 
 fini:
 	if (rc == SLURM_SUCCESS)
 		eval_nodes_clip_socket_cores(topo_eval);
-	(void) total_cpus;
 	FREE_NULL_BITMAP(cand);
 	return rc;
 }

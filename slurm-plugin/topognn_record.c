@@ -4,23 +4,20 @@
  *  An evaluation is not an allocation (test-only, will-run and preemption
  *  passes evaluate too), so eval only remembers a job's latest decision in
  *  a small table. When the job really starts, prep/topognn calls
- *  topognn_job_commit(): it writes one JSON line to the DecisionLog with the
+ *  topognn_job_commit(): it writes the commit line to the DecisionLog
+ *  (place_record_write_commit(), the one writer of decision logs) with the
  *  allocation Slurm really made next to what topognn chose and what the
  *  baseline would have chosen, logs the shadow-mode comparison, and hands
  *  the node side its plan through the job's spank_job_env
  *  (TOPOGNN_GROUPS, TOPOGNN_PLAN; SPANK_TOPOGNN_* in prolog/epilog).
 \*****************************************************************************/
 
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
-
-#include <jansson.h>
 
 #include "src/common/slurm_xlator.h"
 
@@ -180,39 +177,20 @@ static void _job_setenv(job_record_t *job_ptr, const char *name,
 	job_ptr->spank_job_env[job_ptr->spank_job_env_size++] = entry;
 }
 
-static void _append_line(const char *path, const char *line)
+/* Write the commit line; a log that cannot be written is reported at most
+ * once a minute (every job start would repeat it). */
+static void _write_commit(const char *path, const place_commit *cm)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	size_t len = strlen(line);
+	static time_t last;
+	topo_error err;
+	char buf[512];
 
-	if (fd < 0) {
-		static time_t last;
-		if (time(NULL) - last > 60) {
-			error("DecisionLog %s: %m", path);
-			last = time(NULL);
-		}
+	if (!place_record_write_commit(path, cm, &err))
 		return;
+	if (time(NULL) - last > 60) {
+		error("DecisionLog %s", topo_error_format(&err, buf, sizeof(buf)));
+		last = time(NULL);
 	}
-	if (write(fd, line, len) != (ssize_t) len)
-		error("DecisionLog %s: short write: %m", path);
-	close(fd);
-}
-
-static json_t *_choice_json(const char *policy, const char *nodes,
-			    const char *kind, int groups, int leaves,
-			    double cost)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "policy", json_string(policy));
-	json_object_set_new(o, "nodes", json_string(nodes ? nodes : ""));
-	if (kind)
-		json_object_set_new(o, "kind", json_string(kind));
-	json_object_set_new(o, "groups", json_integer(groups));
-	if (leaves >= 0)
-		json_object_set_new(o, "leaves", json_integer(leaves));
-	json_object_set_new(o, "cost", json_real(cost));
-	return o;
 }
 
 extern int topognn_job_commit(job_record_t *job_ptr)
@@ -222,9 +200,8 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	bool have_dec;
 	hostlist_t *groups_hl = NULL;
 	char *plan = NULL, *groups = NULL, *chosen = NULL, *baseline = NULL;
-	int ngroups = 0, nleaves = 0, others;
-	json_t *rec, *arr;
-	char *line;
+	const char **group_names;
+	place_commit cm = { 0 };
 
 	if (!job_ptr || !job_ptr->node_bitmap)
 		return SLURM_SUCCESS;
@@ -240,7 +217,7 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 
 	/* The allocation Slurm really made, group by group. */
 	groups_hl = hostlist_create(NULL);
-	arr = json_array();
+	group_names = xcalloc(ctx->group_cnt + 1, sizeof(*group_names));
 	for (int g = 0; g < ctx->group_cnt; g++) {
 		bitstr_t *bm;
 		char *names;
@@ -253,8 +230,7 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 		xstrfmtcat(plan, "%s%s:%s", plan ? ";" : "", ctx->group_name[g],
 			   names);
 		hostlist_push_host(groups_hl, ctx->group_name[g]);
-		json_array_append_new(arr, json_string(ctx->group_name[g]));
-		ngroups++;
+		group_names[cm.ngroups++] = ctx->group_name[g];
 		xfree(names);
 		FREE_NULL_BITMAP(bm);
 	}
@@ -272,106 +248,60 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 		if (ctx->switch_level[s] == 0 &&
 		    bit_overlap_any(ctx->switch_bitmap[s],
 				    job_ptr->node_bitmap))
-			nleaves++;
+			cm.leaves++;
 	}
 	groups = hostlist_count(groups_hl) ?
 		 hostlist_ranged_string_xmalloc(groups_hl) : xstrdup("");
 	hostlist_destroy(groups_hl);
 
-	rec = json_object();
-	json_object_set_new(rec, "time", json_integer(time(NULL)));
-	json_object_set_new(rec, "job_id", json_integer(job_ptr->job_id));
-	json_object_set_new(rec, "name",
-			    json_string(job_ptr->name ? job_ptr->name : ""));
-	json_object_set_new(rec, "mode",
-			    json_string(topognn_mode_name(ctx->conf.mode)));
-	json_object_set_new(rec, "nodes",
-			    json_string(job_ptr->nodes ? job_ptr->nodes : ""));
-	json_object_set_new(rec, "node_count",
-			    json_integer(bit_set_count(job_ptr->node_bitmap)));
-	json_object_set_new(rec, "groups", arr);
-	json_object_set_new(rec, "ngroups", json_integer(ngroups));
-	json_object_set_new(rec, "leaves", json_integer(nleaves));
+	/* The decision log's commit line (place_record.h) */
+	cm.job_id = job_ptr->job_id;
+	cm.name = job_ptr->name;
+	cm.mode = topognn_mode_name(ctx->conf.mode);
+	cm.nodes = job_ptr->nodes;
+	cm.node_count = bit_set_count(job_ptr->node_bitmap);
+	cm.groups = group_names;
 	/* Other jobs whose load the engine's state holds (after a restart:
 	 * rebuilt from job_list); then this one joins them. */
-	others = topognn_state_job_start(ctx, job_ptr) ? ctx->state_jobs - 1 :
-							 ctx->state_jobs;
-	json_object_set_new(rec, "running_jobs", json_integer(others));
+	cm.running_jobs = topognn_state_job_start(ctx, job_ptr) ?
+			  ctx->state_jobs - 1 : ctx->state_jobs;
+	cm.policy = place_policy_name(ctx->conf.policy);
 	if (have_dec && dec.fallback[0]) {
-		json_t *t = json_object();
-
-		json_object_set_new(t, "policy", json_string(
-			place_policy_name(ctx->conf.policy)));
-		json_object_set_new(t, "fallback", json_string(dec.fallback));
-		json_object_set_new(rec, "topognn", t);
+		cm.fallback = dec.fallback;
 	} else if (have_dec && dec.ctx == ctx) {
 		/* a decision made on another context (reconfigured since)
 		 * names hosts of another graph: not reported */
-		const place_decision *d = &dec.dec;
-		char *record = place_record_json(ctx->cluster, &dec.req, d,
-						 place_policy_name(ctx->conf.policy), 0);
-
-		chosen = _hosts_to_nodes(ctx, &d->chosen);
-		json_object_set_new(rec, "class", json_string(
-			place_comm_class_name(dec.req.comm.cls)));
-		json_object_set_new(rec, "topognn", _choice_json(
-			place_policy_name(ctx->conf.policy), chosen,
-			dec.kind, d->chosen.groups, d->chosen.leaves,
-			d->chosen.cost));
-		baseline = _hosts_to_nodes(ctx, &d->baseline);
-		json_object_set_new(rec, "baseline", _choice_json(
-			place_policy_name(d->baseline_policy), baseline,
-			NULL, d->baseline.groups, -1, d->baseline.cost));
-		json_object_set_new(rec, "followed", json_boolean(
-			!xstrcmp(chosen, job_ptr->nodes)));
-		json_object_set_new(rec, "candidates",
-				    json_integer(d->ncandidates));
-		json_object_set_new(rec, "latency_us",
-				    json_real(d->latency_us));
-		/* The engine's own record (docs/decision-record.md) of the
-		 * evaluation that became this allocation. */
-		if (record) {
-			json_t *r = json_loads(record, 0, NULL);
-			if (r)
-				json_object_set_new(rec, "decision", r);
-			free(record);
-		}
-		if (ctx->conf.model_file &&
-		    ctx->conf.policy == PLACE_POLICY_GNN)
-			json_object_set_new(json_object_get(rec, "topognn"),
-					    "model", json_string(
-						    ctx->conf.model_file));
+		chosen = _hosts_to_nodes(ctx, &dec.dec.chosen);
+		baseline = _hosts_to_nodes(ctx, &dec.dec.baseline);
+		cm.cluster = ctx->cluster;
+		cm.req = &dec.req;
+		cm.dec = &dec.dec;
+		cm.scorer = cm.policy;
+		cm.kind = dec.kind;
+		cm.chosen_nodes = chosen;
+		cm.baseline_nodes = baseline;
+		if (ctx->conf.policy == PLACE_POLICY_GNN)
+			cm.model = ctx->conf.model_file;
 	} else {
-		json_t *t = json_object();
-
-		json_object_set_new(t, "policy", json_string(
-			place_policy_name(ctx->conf.policy)));
-		json_object_set_new(t, "fallback", json_string(
-			"topognn has no evaluation of this job (not evaluated since slurmctld started, or overwritten in its table)"));
-		json_object_set_new(rec, "topognn", t);
+		cm.fallback = "topognn has no evaluation of this job (not evaluated since slurmctld started, or overwritten in its table)";
 	}
-	line = json_dumps(rec, JSON_COMPACT);
-	json_decref(rec);
 
 	if (ctx->conf.mode == TOPOGNN_MODE_SHADOW && chosen) {
 		info("shadow %pJ: slurm chose %s (%d groups), topognn would choose %s (%d groups, cost %.4g; baseline cost %.4g)",
-		     job_ptr, job_ptr->nodes, ngroups, chosen,
+		     job_ptr, job_ptr->nodes, cm.ngroups, chosen,
 		     dec.dec.chosen.groups, dec.dec.chosen.cost,
 		     dec.dec.baseline.cost);
 	}
-	if (ctx->conf.decision_log && line) {
-		char *nl = xstrdup_printf("%s\n", line);
-		_append_line(ctx->conf.decision_log, nl);
-		xfree(nl);
-	}
+	if (ctx->conf.decision_log)
+		_write_commit(ctx->conf.decision_log, &cm);
 	slurm_rwlock_unlock(&topognn_lock);
-	free(line);
 
 	_job_setenv(job_ptr, "TOPOGNN_GROUPS", groups);
 	if (plan)
 		_job_setenv(job_ptr, "TOPOGNN_PLAN", plan);
 	debug("%pJ committed: %s groups=%s", job_ptr,
 	      job_ptr->nodes, groups);
+	xfree(group_names);
 	xfree(plan);
 	xfree(groups);
 	xfree(chosen);

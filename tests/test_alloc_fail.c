@@ -92,7 +92,7 @@ static int load_conf(const char *text, size_t len, char *why, size_t wl, long *r
 
 	if (!g)
 		return snprintf(why, wl, "no graph"), -1;
-	return graph_result(g, topo_parse_topology_conf(g, text, len, "tree.conf", &err), &err, why, wl,
+	return graph_result(g, topo_load_topology_conf_mem(g, text, len, "tree.conf", &err), &err, why, wl,
 			    res);
 }
 
@@ -103,7 +103,7 @@ static int load_hwloc(const char *text, size_t len, char *why, size_t wl, long *
 
 	if (!g)
 		return snprintf(why, wl, "no graph"), -1;
-	return graph_result(g, topo_load_hwloc_xml_buffer(g, text, len, "node.xml", "n1", &err), &err,
+	return graph_result(g, topo_load_hwloc_xml_mem(g, text, len, "node.xml", "n1", &err), &err,
 			    why, wl, res);
 }
 
@@ -127,7 +127,7 @@ static int load_trace(const char *text, size_t len, char *why, size_t wl, long *
 	if (!f)
 		return snprintf(why, wl, "fmemopen: out of memory"), -1;
 	trace_init(&t);
-	rc = trace_read_swf(&t, f, "kth.swf", &err);
+	rc = trace_load_swf(&t, f, "kth.swf", &err);
 	fclose(f);
 	if (rc == 0)
 		*res = t.njobs;
@@ -140,7 +140,7 @@ static int load_trace(const char *text, size_t len, char *why, size_t wl, long *
 static int load_model(const char *text, size_t len, char *why, size_t wl, long *res)
 {
 	gnn_error err;
-	gnn_model *m = gnn_model_loads(text, "tiny.json", &err);
+	gnn_model *m = gnn_model_load_mem(text, "tiny.json", &err);
 
 	(void)len;
 	if (!m) {
@@ -240,7 +240,7 @@ static void test_graph_json(void **state)
 		FILE *mem = open_memstream(&text, &size);
 
 		assert_non_null(mem);
-		assert_int_equal(topo_save_json(g, mem, &err), 0);
+		assert_int_equal(topo_write_json(g, mem, &err), 0);
 		fclose(mem);
 	}
 	assert_true(exhaust("graph JSON", load_json, text, strlen(text)) > 10);

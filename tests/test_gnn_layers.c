@@ -32,7 +32,7 @@ static const float path_x[] = {1, 2, 4, 3};
 static gnn_model *load(const char *json)
 {
 	gnn_error err;
-	gnn_model *m = gnn_model_loads(json, "test", &err);
+	gnn_model *m = gnn_model_load_mem(json, "test", &err);
 
 	if (!m)
 		fail_msg("%s: %s: %s", err.file, err.path, err.text);

@@ -1,6 +1,6 @@
 /*
  * test_gnn_model: the model file — a valid file loads with its feature spec,
- * save/load round-trips every float bit for bit, and every corrupt file or
+ * write/load round-trips every float bit for bit, and every corrupt file or
  * string is rejected with its exact error (file, JSON path, sentence) and no
  * leak (the suite runs under ASan with --enable-sanitizers).
  */
@@ -63,7 +63,7 @@ static void test_corrupt_files(void **state)
 static void expect_string_error(const char *json, const char *path, const char *text)
 {
 	gnn_error err;
-	gnn_model *m = gnn_model_loads(json, "s.json", &err);
+	gnn_model *m = gnn_model_load_mem(json, "s.json", &err);
 
 	assert_null(m);
 	assert_string_equal(err.file, "s.json");
@@ -166,14 +166,14 @@ static void assert_round_trip(const gnn_model *m)
 
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(gnn_model_save(m, path, &err), 0);
+	assert_int_equal(gnn_model_write(m, path, &err), 0);
 	back = gnn_model_load(path, &err);
 	unlink(path);
 	assert_non_null(back);
 	assert_int_equal(back->n_params, m->n_params);
 	assert_memory_equal(back->params, m->params, m->n_params * sizeof(float));
-	a = gnn_model_dumps(m, &err);
-	b = gnn_model_dumps(back, &err);
+	a = gnn_model_write_mem(m, &err);
+	b = gnn_model_write_mem(back, &err);
 	assert_string_equal(a, b);
 	free(a);
 	free(b);
@@ -204,7 +204,7 @@ static void test_save_error(void **state)
 	gnn_model *m = load_tiny();
 	gnn_error err;
 
-	assert_int_equal(gnn_model_save(m, "/nonexistent-dir/m.json", &err), -1);
+	assert_int_equal(gnn_model_write(m, "/nonexistent-dir/m.json", &err), -1);
 	assert_string_equal(err.file, "/nonexistent-dir/m.json");
 	assert_string_equal(err.text, "cannot write: No such file or directory");
 	gnn_model_free(m);

@@ -164,7 +164,7 @@ static void expect_error(const char *data, size_t len, int line, const char *fra
 	topo_graph *g = topo_graph_new();
 	topo_error err;
 
-	assert_int_equal(topo_load_hwloc_xml_buffer(g, data, len, "bad.xml", NULL, &err), -1);
+	assert_int_equal(topo_load_hwloc_xml_mem(g, data, len, "bad.xml", NULL, &err), -1);
 	assert_string_equal(err.source, "bad.xml");
 	assert_int_equal(err.line, line);
 	if (!strstr(err.text, fragment))
@@ -429,7 +429,7 @@ static void test_affinity_json_unknowns(void **state)
 
 	/* a host without GPUs or HCAs gives empty arrays */
 	g = topo_graph_new();
-	h = topo_load_hwloc_xml_buffer(g, mini_xml, strlen(mini_xml), "mini.xml", NULL, NULL);
+	h = topo_load_hwloc_xml_mem(g, mini_xml, strlen(mini_xml), "mini.xml", NULL, NULL);
 	assert_true(h >= 0);
 	a = topo_affinity_of_host(g, h);
 	assert_int_equal(topo_affinity_to_json(a, &j), 0);
@@ -469,8 +469,8 @@ static void test_hostname_choice(void **state)
 
 	/* no HostName info: the file name without ".xml" */
 	g = topo_graph_new();
-	h = topo_load_hwloc_xml_buffer(g, mini_xml, strlen(mini_xml), "/some/dir/mini-node.xml", NULL,
-				       NULL);
+	h = topo_load_hwloc_xml_mem(g, mini_xml, strlen(mini_xml), "/some/dir/mini-node.xml", NULL,
+				    NULL);
 	assert_true(h >= 0);
 	assert_string_equal(topo_graph_vertex(g, h)->name, "mini-node");
 	assert_string_equal(part(g, TOPO_V_NUMA, "mini-node/numa0")->cpuset, "0-1");
@@ -579,8 +579,8 @@ static void test_live_equals_export(void **state)
 	hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
 	assert_int_equal(hwloc_topology_load(topo), 0);
 	assert_int_equal(hwloc_topology_export_xmlbuffer(topo, &xml, &len, 0), 0);
-	assert_true(topo_load_hwloc_xml_buffer(file, xml, (size_t)len - 1, "<export>",
-					       topo_graph_vertex(live, h)->name, &err) >= 0);
+	assert_true(topo_load_hwloc_xml_mem(file, xml, (size_t)len - 1, "<export>",
+					    topo_graph_vertex(live, h)->name, &err) >= 0);
 	hwloc_free_xmlbuffer(topo, xml);
 	hwloc_topology_destroy(topo);
 

@@ -62,7 +62,7 @@ static char *save_to_string(const topo_graph *g)
 	FILE *f = open_memstream(&buf, &len);
 	topo_error err;
 
-	assert_int_equal(topo_save_json(g, f, &err), 0);
+	assert_int_equal(topo_write_json(g, f, &err), 0);
 	fclose(f);
 	return buf;
 }

@@ -1,6 +1,7 @@
 /*
  * Unit tests for the small shared helpers of the graph area: strict number
- * parsing (topo_num), whole-file reading with a limit (topo_io), the error
+ * parsing (topo_num), whole-file reading with a limit and a child's output
+ * (topo_io), array growth and optional copies (topo_alloc), the error
  * report's column and va_list setter (topo_error), and the membership walks
  * on the graph (group of a host, parts of a host).
  */
@@ -9,13 +10,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "topo_alloc.h"
 #include "topo_error.h"
 #include "topo_graph.h"
 #include "topo_io.h"
@@ -156,6 +160,62 @@ static void test_read_file(void **state)
 	free(path);
 }
 
+static void test_spawn_reader(void **state)
+{
+	char *echo[] = { "echo", "one", "two", NULL };
+	char *missing[] = { "topognn-no-such-program", NULL };
+	const char *why = NULL;
+	char buf[32] = "";
+	ssize_t got;
+	int fd, status;
+	pid_t pid;
+
+	(void)state;
+	fd = topo_spawn_reader(echo, &pid, &why);
+	assert_true(fd >= 0);
+	got = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	assert_int_equal(got, 8);
+	assert_string_equal(buf, "one two\n");
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* a program that is not on PATH: -1, errno and the step that failed */
+	assert_int_equal(topo_spawn_reader(missing, &pid, &why), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_string_equal(why, "cannot be started");
+}
+
+static void test_grow_strdup_opt(void **state)
+{
+	int *v = NULL, fail = 0;
+	size_t cap = 0;
+	char *s;
+
+	(void)state;
+	assert_int_equal(topo_grow(&v, &cap, 1, sizeof(*v), 16), 0);
+	assert_int_equal(cap, 16);
+	v[15] = 7;
+	assert_int_equal(topo_grow(&v, &cap, 16, sizeof(*v), 16), 0); /* fits: unchanged */
+	assert_int_equal(cap, 16);
+	assert_int_equal(topo_grow(&v, &cap, 17, sizeof(*v), 16), 0); /* doubles */
+	assert_int_equal(cap, 32);
+	assert_int_equal(topo_grow(&v, &cap, 100, sizeof(*v), 16), 0); /* as often as needed */
+	assert_int_equal(cap, 128);
+	assert_int_equal(v[15], 7);
+	/* a size that overflows: refused, the array and its capacity kept */
+	assert_int_equal(topo_grow(&v, &cap, SIZE_MAX / 2, sizeof(*v), 16), -1);
+	assert_int_equal(cap, 128);
+	assert_int_equal(v[15], 7);
+	free(v);
+
+	assert_null(topo_strdup_opt(NULL, &fail));
+	assert_int_equal(fail, 0);
+	s = topo_strdup_opt("rail0", &fail);
+	assert_string_equal(s, "rail0");
+	assert_int_equal(fail, 0);
+	free(s);
+}
+
 static void wrapped(topo_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void wrapped(topo_error *err, const char *fmt, ...)
@@ -227,6 +287,8 @@ int main(void)
 		cmocka_unit_test(test_parse_int_u64_double),
 		cmocka_unit_test(test_cmp_quantile),
 		cmocka_unit_test(test_read_file),
+		cmocka_unit_test(test_spawn_reader),
+		cmocka_unit_test(test_grow_strdup_opt),
 		cmocka_unit_test(test_error_column),
 		cmocka_unit_test(test_members),
 	};

@@ -31,7 +31,7 @@ static place_job_info job(const char *part, const char *acct, const char *name, 
 static void test_rules_in_order(void **st)
 {
 	topo_error err;
-	place_classifier *k = place_classifier_parse(conf, "topognn.conf", &err);
+	place_classifier *k = place_classifier_load_mem(conf, "topognn.conf", &err);
 	place_job_info j;
 	const char *why;
 
@@ -68,7 +68,7 @@ static void test_rules_in_order(void **st)
 static void test_comment_tag_wins(void **st)
 {
 	topo_error err;
-	place_classifier *k = place_classifier_parse(conf, "topognn.conf", &err);
+	place_classifier *k = place_classifier_load_mem(conf, "topognn.conf", &err);
 	place_job_info j = job("train", "ops", "x", 8, 64);
 	const char *why;
 
@@ -106,7 +106,7 @@ static void test_defaults(void **st)
 static void test_patterns_accepted(void **st)
 {
 	topo_error err;
-	place_classifier *k = place_classifier_parse(
+	place_classifier *k = place_classifier_load_mem(
 		"ClassRule=name=^(train|ft)-[[:alnum:]+]+-[0-9]{1,4}$ class=heavy\n"
 		"ClassRule=comment=[+{]\\+{2}x[]+]+ class=light\n", "c.conf", &err);
 	place_job_info j = {0};
@@ -125,7 +125,7 @@ static void test_patterns_accepted(void **st)
 static void expect_error(const char *text, int line, const char *fragment)
 {
 	topo_error err;
-	place_classifier *k = place_classifier_parse(text, "c.conf", &err);
+	place_classifier *k = place_classifier_load_mem(text, "c.conf", &err);
 
 	assert_null(k);
 	assert_string_equal(err.source, "c.conf");

@@ -1,5 +1,7 @@
-/* Unit tests for the decision record (place_record): every field of the
- * JSON line, for a decision that succeeded and one that did not. */
+/* Unit tests for the decision log's lines (place_record): every field of
+ * the decision record, for a decision that succeeded and one that did not;
+ * the commit line and the end event, written to a file and read back by
+ * report_log (the one writer and the one reader of the format). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,11 +11,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "place.h"
 #include "place_record.h"
 #include "place_scorer.h"
 #include "place_graphs.h"
+#include "report_log.h"
+#include "test_tmp.h"
+
+/* Job 4242: three whole hosts, n06 among them, with heavy ring traffic. */
+static void heavy_request(place_request *r)
+{
+	static int n06[] = { 5 };
+
+	memset(r, 0, sizeof(*r));
+	r->job_id = 4242;
+	r->min_hosts = 3;
+	r->exclusive = 1;
+	r->required = n06;
+	r->nrequired = 1;
+	r->comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 2e9, 0.5 };
+}
 
 static void test_record_fields(void **st)
 {
@@ -24,23 +43,17 @@ static void test_record_fields(void **st)
 	place_engine *e = place_engine_new(c, NULL, &err);
 	place_request r;
 	place_decision d;
-	int need[] = { 5 }, busy[] = { 0 };
+	int busy[] = { 0 };
 	char *line;
 	json_t *o, *ch;
 	json_error_t jerr;
 
 	assert_non_null(e);
 	assert_int_equal(place_state_add_job(s, 1, busy, 1, 0, 0, NULL), 0);
-	memset(&r, 0, sizeof(r));
-	r.job_id = 4242;
-	r.min_hosts = 3;
-	r.exclusive = 1;
-	r.required = need;
-	r.nrequired = 1;
-	r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 2e9, 0.5 };
+	heavy_request(&r);
 	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
-	line = place_record_json(c, &r, &d, place_engine_scorer_name(e, PLACE_POLICY_MODEL),
-				 1700000000.5);
+	line = place_record_write_mem(c, &r, &d, place_engine_scorer_name(e, PLACE_POLICY_MODEL),
+				      1700000000.5);
 	assert_non_null(line);
 	assert_null(strchr(line, '\n'));
 	o = json_loads(line, 0, &jerr);
@@ -89,7 +102,7 @@ static void test_record_fields(void **st)
 	/* a refused request: reason, null choice */
 	r.min_hosts = 9;
 	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), -1);
-	line = place_record_json(c, &r, &d, "model", 0);
+	line = place_record_write_mem(c, &r, &d, "model", 0);
 	o = json_loads(line, 0, &jerr);
 	assert_non_null(o);
 	assert_true(json_is_false(json_object_get(o, "ok")));
@@ -144,7 +157,7 @@ static void test_record_locality(void **st)
 	r.time_limit_s = 10000;
 	r.deferred_s = 120;
 	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
-	line = place_record_json(c, &r, &d, "model", 1700000000.0);
+	line = place_record_write_mem(c, &r, &d, "model", 1700000000.0);
 	o = json_loads(line, 0, &jerr);
 	assert_non_null(o);
 	loc = json_object_get(o, "locality");
@@ -165,7 +178,7 @@ static void test_record_locality(void **st)
 	r.deferred_s = 500;
 	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
 	assert_int_equal(d.deferred, 0);
-	line = place_record_json(c, &r, &d, "model", 1700000000.0);
+	line = place_record_write_mem(c, &r, &d, "model", 1700000000.0);
 	o = json_loads(line, 0, &jerr);
 	loc = json_object_get(o, "locality");
 	assert_true(json_is_false(json_object_get(loc, "checked")));
@@ -180,11 +193,129 @@ static void test_record_locality(void **st)
 	topo_graph_free(g);
 }
 
+/* A decision committed as an allocation (as the Slurm plugin does), a job
+ * Slurm placed itself and an end event, written through place_record and
+ * read back with report_log: one format, both ways. */
+static void test_commit_read_back(void **st)
+{
+	topo_error err;
+	topo_graph *g = rail_graph(2);
+	place_cluster *c = place_cluster_new(g, &err);
+	place_state *s = place_state_new(c);
+	place_engine *e = place_engine_new(c, NULL, &err);
+	const char *groups[] = { "su2" };
+	place_commit cm = { 0 };
+	place_request r;
+	place_decision d;
+	const report_decision *rd;
+	report_log log;
+	char path[512];
+	FILE *f;
+	int fd;
+
+	(void)st;
+	assert_non_null(e);
+	heavy_request(&r);
+	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	fd = test_mkstemp(path, sizeof(path), "test_place_record-XXXXXX");
+	assert_true(fd >= 0);
+	close(fd);
+
+	/* the engine chose n05-n07 and Slurm allocated them (followed) */
+	cm.job_id = 4242;
+	cm.time = 1700000100;
+	cm.name = "train";
+	cm.mode = "enforce";
+	cm.nodes = "n[05-07]";
+	cm.node_count = 3;
+	cm.groups = groups;
+	cm.ngroups = 1;
+	cm.leaves = 2;
+	cm.running_jobs = 1;
+	cm.policy = "model";
+	cm.cluster = c;
+	cm.req = &r;
+	cm.dec = &d;
+	cm.scorer = "model";
+	cm.kind = d.chosen.kind;
+	cm.chosen_nodes = "n[05-07]";
+	cm.baseline_nodes = "n[05-07]";
+	assert_int_equal(place_record_write_commit(path, &cm, &err), 0);
+	/* a job Slurm placed itself */
+	memset(&cm, 0, sizeof(cm));
+	cm.job_id = 4243;
+	cm.time = 1700000200;
+	cm.mode = "enforce";
+	cm.nodes = "n01";
+	cm.node_count = 1;
+	cm.policy = "model";
+	cm.fallback = "contiguous jobs are placed by Slurm";
+	assert_int_equal(place_record_write_commit(path, &cm, &err), 0);
+	f = fopen(path, "a");
+	assert_non_null(f);
+	assert_int_equal(place_record_write_end(f, 4242, 1700003700.0, 3600.0, 1.25), 0);
+	fclose(f);
+
+	assert_int_equal(report_log_load(path, &log, &err), 0);
+	assert_int_equal(log.lines, 3);
+	assert_int_equal(log.n, 2);
+	assert_int_equal(log.skipped, 0);
+	rd = report_log_find(&log, 4242);
+	assert_non_null(rd);
+	assert_string_equal(rd->format, "plugin");
+	assert_int_equal(rd->ok, 1);
+	assert_true(rd->timestamp == 1700000100.0);
+	assert_string_equal(rd->mode, "enforce");
+	assert_string_equal(rd->policy, "model");
+	assert_string_equal(rd->baseline_policy, "tree");
+	assert_int_equal(rd->followed, 1);
+	assert_int_equal(rd->nallocated, 3);
+	assert_string_equal(rd->allocated[0], "n05");
+	/* the commit's view of the choice ... */
+	assert_int_equal(rd->chosen.nhosts, 3);
+	assert_string_equal(rd->chosen.hosts[2], "n07");
+	assert_string_equal(rd->chosen.policy, "model");
+	assert_string_equal(rd->chosen.kind, "group-best-fit");
+	assert_true(rd->chosen.cost == d.chosen.cost);
+	/* ... and what only the decision record inside it holds */
+	assert_string_equal(rd->scorer, "model");
+	assert_int_equal(rd->min_hosts, 3);
+	assert_string_equal(rd->comm_class, "heavy");
+	assert_true(rd->bytes_per_iter == 2e9);
+	assert_int_equal(rd->chosen.diameter, 2);
+	assert_true(rd->chosen.frag_cost == d.chosen.frag_cost);
+	assert_int_equal(rd->nalternatives, d.nalternatives);
+	assert_int_equal(rd->candidates, d.ncandidates);
+	/* the end event */
+	assert_int_equal(rd->ended, 1);
+	assert_true(rd->elapsed_s == 3600.0);
+	assert_true(rd->realised_slowdown == 1.25);
+	/* the job Slurm placed: not ok, the reason, its allocation */
+	rd = report_log_find(&log, 4243);
+	assert_non_null(rd);
+	assert_int_equal(rd->ok, 0);
+	assert_string_equal(rd->reason, "contiguous jobs are placed by Slurm");
+	assert_int_equal(rd->nallocated, 1);
+	assert_int_equal(rd->min_hosts, 1);
+	report_log_free(&log);
+
+	/* a log that cannot be opened: the file and the reason */
+	assert_int_equal(place_record_write_commit("/nonexistent-dir/d.log", &cm, &err), -1);
+	assert_string_equal(err.source, "/nonexistent-dir/d.log");
+	assert_non_null(strstr(err.text, "No such file"));
+	unlink(path);
+	place_engine_free(e);
+	place_state_free(s);
+	place_cluster_free(c);
+	topo_graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_record_fields),
 		cmocka_unit_test(test_record_locality),
+		cmocka_unit_test(test_commit_read_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

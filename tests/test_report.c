@@ -64,7 +64,7 @@ static void test_log_both_formats(void **state)
 	char buf[600];
 
 	(void)state;
-	assert_int_equal(report_log_parse(log_text, strlen(log_text), "d.log", &log, &err), 0);
+	assert_int_equal(report_log_load_mem(log_text, strlen(log_text), "d.log", &log, &err), 0);
 	assert_int_equal(log.n, 2);
 	assert_int_equal(log.lines, 7);
 	assert_int_equal(log.skipped, 2);
@@ -116,7 +116,7 @@ static void test_log_running(void **state)
 	int n, *run;
 
 	(void)state;
-	assert_int_equal(report_log_parse(log_text, strlen(log_text), "d.log", &log, &err), 0);
+	assert_int_equal(report_log_load_mem(log_text, strlen(log_text), "d.log", &log, &err), 0);
 	run = report_log_running(&log, 150.0, &n); /* job 7 runs, job 8 not yet */
 	assert_int_equal(n, 1);
 	assert_int_equal(log.d[run[0]].job, 7);
@@ -266,7 +266,7 @@ static void test_stats_and_metrics(void **state)
 	FILE *f;
 
 	(void)state;
-	assert_int_equal(report_log_parse(log_text, strlen(log_text), "d.log", &log, &err), 0);
+	assert_int_equal(report_log_load_mem(log_text, strlen(log_text), "d.log", &log, &err), 0);
 	assert_int_equal(report_stats_compute(&log, -INFINITY, INFINITY, &st), 0);
 	assert_int_equal(st.decisions, 2);
 	assert_int_equal(st.not_followed, 1);

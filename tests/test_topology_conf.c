@@ -18,7 +18,7 @@ static topo_graph *parse_ok(const char *text)
 	topo_error err;
 
 	assert_non_null(g);
-	if (topo_parse_topology_conf(g, text, strlen(text), "topology.conf", &err) != 0)
+	if (topo_load_topology_conf_mem(g, text, strlen(text), "topology.conf", &err) != 0)
 		fail_msg("%s:%d: %s", err.source, err.line, err.text);
 	return g;
 }
@@ -29,7 +29,7 @@ static void expect_error(const char *text, int line, const char *msg)
 	topo_graph *g = topo_graph_new();
 	topo_error err;
 
-	assert_int_equal(topo_parse_topology_conf(g, text, strlen(text), "topology.conf", &err), -1);
+	assert_int_equal(topo_load_topology_conf_mem(g, text, strlen(text), "topology.conf", &err), -1);
 	assert_string_equal(err.source, "topology.conf");
 	assert_string_equal(err.text, msg);
 	assert_int_equal(err.line, line);
@@ -216,7 +216,7 @@ static void test_nul_byte(void **state)
 	topo_error err;
 
 	(void)state;
-	assert_int_equal(topo_parse_topology_conf(g, text, sizeof(text) - 1, "t.conf", &err), -1);
+	assert_int_equal(topo_load_topology_conf_mem(g, text, sizeof(text) - 1, "t.conf", &err), -1);
 	assert_int_equal(err.line, 2);
 	assert_string_equal(err.text, "line contains a NUL byte");
 	topo_graph_free(g);

@@ -39,9 +39,9 @@ int cmd_history(struct ctx *x)
 			fprintf(stderr, PROG ": --export needs the cluster graph (--graph FILE)\n");
 			return 1;
 		}
-		exported = report_history_export(x->c, &x->log, since, until,
-						 x->o->host_gpus > 0 ? x->o->host_gpus : 8,
-						 x->o->export_path, &err);
+		exported = report_history_write_samples(x->c, &x->log, since, until,
+							x->o->host_gpus > 0 ? x->o->host_gpus : 8,
+							x->o->export_path, &err);
 		if (exported < 0) {
 			fprintf(stderr, PROG ": %s\n", topo_error_format(&err, buf, sizeof(buf)));
 			return 1;

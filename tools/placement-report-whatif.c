@@ -74,7 +74,7 @@ int cmd_whatif(struct ctx *x)
 	rc = place_decide(e, s, &r, (place_policy)pol, (place_policy)base, &d);
 	if (x->o->json) {
 		json_t *root = json_object();
-		char *line = rc == 0 || !d.ok ? place_record_json(x->c, &r, &d,
+		char *line = rc == 0 || !d.ok ? place_record_write_mem(x->c, &r, &d,
 				place_engine_scorer_name(e, (place_policy)pol), 0) : NULL;
 
 		json_object_set_new(root, "running_jobs", json_integer(x->occ.njobs));

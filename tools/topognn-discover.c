@@ -333,7 +333,7 @@ static int write_outputs(const topo_graph *g, const options *o, topo_error *err)
 		return print_json(topo_summary_json(g));
 	if (o->summary)
 		topo_summary_print(g, stdout);
-	else if (o->json && topo_save_json(g, stdout, err) < 0)
+	else if (o->json && topo_write_json(g, stdout, err) < 0)
 		return -1;
 	if (o->topology_conf_out &&
 	    topo_write_topology_conf(g, stdout,

@@ -193,7 +193,7 @@ static int save_atomic(const gnn_model *m, const char *path, gnn_error *err)
 	bad |= close(fd) != 0;
 	if (bad)
 		gnn_error_set(err, tmp, NULL, "cannot write: %s", strerror(errno));
-	else if (!gnn_model_save(m, tmp, err)) {
+	else if (!gnn_model_write(m, tmp, err)) {
 		if (rename(tmp, path) == 0)
 			rc = 0;
 		else

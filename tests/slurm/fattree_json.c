@@ -31,7 +31,7 @@ int main(int argc, char **argv)
 	if (topo_fattree_parse(argv[1], &spec, &err) == 0 &&
 	    topo_fattree_build(g, &spec, &err) == 0 &&
 	    topo_graph_canonicalize(g) == 0 &&
-	    topo_save_json(g, stdout, &err) == 0)
+	    topo_write_json(g, stdout, &err) == 0)
 		rc = 0;
 	else
 		fprintf(stderr, "fattree_json: %s\n", topo_error_format(&err, buf, sizeof(buf)));

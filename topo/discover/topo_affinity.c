@@ -6,23 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_alloc.h"
+
 int topo_hca_is_nic(const topo_vertex *v)
 {
 	return v->kind == TOPO_V_HCA && v->link_layer == TOPO_LL_ETH && v->device && v->netdev &&
 	       strcmp(v->device, v->netdev) == 0;
-}
-
-/* Copy of s, or NULL; *fail is set when a non-NULL s could not be copied. */
-static char *dup_or_null(const char *s, int *fail)
-{
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = strdup(s);
-	if (!d)
-		*fail = 1;
-	return d;
 }
 
 /* The part of "host/local" after the host's name. */
@@ -56,12 +45,12 @@ static int fill_gpu(const topo_graph *g, int vid, topo_affinity_gpu *out)
 	const int *inc;
 	int ninc, fail = 0;
 
-	out->name = dup_or_null(local_name(g, v), &fail);
+	out->name = topo_strdup_opt(local_name(g, v), &fail);
 	out->index = v->index;
-	out->pci_busid = dup_or_null(v->pci_busid, &fail);
-	out->model = dup_or_null(v->device, &fail);
+	out->pci_busid = topo_strdup_opt(v->pci_busid, &fail);
+	out->model = topo_strdup_opt(v->device, &fail);
 	out->numa = v->numa;
-	out->cpuset = dup_or_null(v->cpuset, &fail);
+	out->cpuset = topo_strdup_opt(v->cpuset, &fail);
 	inc = topo_graph_incident(g, vid, &ninc);
 	out->nearest_hcas = calloc((size_t)ninc + 1, sizeof(char *));
 	if (!out->nearest_hcas)
@@ -72,7 +61,7 @@ static int fill_gpu(const topo_graph *g, int vid, topo_affinity_gpu *out)
 
 		if (e->kind != TOPO_E_PCIE || h->kind != TOPO_V_HCA || topo_hca_is_nic(h))
 			continue;
-		out->nearest_hcas[out->nnearest++] = dup_or_null(local_name(g, h), &fail);
+		out->nearest_hcas[out->nnearest++] = topo_strdup_opt(local_name(g, h), &fail);
 		if (out->pci_distance == 0 || (e->distance > 0 && e->distance < out->pci_distance))
 			out->pci_distance = e->distance;
 	}
@@ -85,13 +74,13 @@ static int fill_hca(const topo_graph *g, const topo_vertex *v, topo_affinity_hca
 {
 	int fail = 0;
 
-	out->name = dup_or_null(local_name(g, v), &fail);
-	out->netdev = dup_or_null(v->netdev, &fail);
+	out->name = topo_strdup_opt(local_name(g, v), &fail);
+	out->netdev = topo_strdup_opt(v->netdev, &fail);
 	out->numa = v->numa;
 	out->port = v->port;
 	out->link_layer = v->link_layer;
-	out->pci_busid = dup_or_null(v->pci_busid, &fail);
-	out->cpuset = dup_or_null(v->cpuset, &fail);
+	out->pci_busid = topo_strdup_opt(v->pci_busid, &fail);
+	out->cpuset = topo_strdup_opt(v->cpuset, &fail);
 	out->guid = v->guid;
 	out->lid = v->lid;
 	return fail ? -1 : 0;
@@ -101,7 +90,6 @@ topo_affinity *topo_affinity_of_host(const topo_graph *g, int host)
 {
 	const topo_vertex *hv;
 	topo_affinity *a;
-	const int *inc;
 	int ninc, fail = 0;
 
 	if (host < 0 || (size_t)host >= topo_graph_nvertices(g))
@@ -112,8 +100,9 @@ topo_affinity *topo_affinity_of_host(const topo_graph *g, int host)
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return NULL;
-	inc = topo_graph_incident(g, host, &ninc);
-	a->host = dup_or_null(hv->name, &fail);
+	/* a host's parts are among its incident vertices: that many at most */
+	(void)topo_graph_incident(g, host, &ninc);
+	a->host = topo_strdup_opt(hv->name, &fail);
 	a->gpus = calloc((size_t)ninc + 1, sizeof(*a->gpus));
 	a->hcas = calloc((size_t)ninc + 1, sizeof(*a->hcas));
 	a->nics = calloc((size_t)ninc + 1, sizeof(*a->nics));

@@ -61,19 +61,17 @@
 
 static const char *const speed_names[] = { "SDR", "DDR", "QDR", "FDR", "EDR", "HDR", "NDR", "XDR" };
 
+/* One group of one host on one rail, 4x NDR, hosts node0001..: the
+ * defaults topo_fattree_parse() starts from (docs in topo_fattree.h). */
+static const topo_fattree_spec default_spec = {
+	.groups = 1, .hosts_per_group = 1, .rails = 1, .oversub = 1.0,
+	.width = 4, .speed = "NDR", /* the cables */
+	.host_prefix = "node", .digits = 4,
+};
+
 void topo_fattree_spec_init(topo_fattree_spec *spec)
 {
-	memset(spec, 0, sizeof(*spec));
-	spec->groups = 1;
-	spec->hosts_per_group = 1;
-	spec->rails = 1;
-	spec->spines = 0;
-	spec->oversub = 1.0;
-	spec->gpus_per_host = 0;
-	spec->width = 4;
-	spec->speed = "NDR";
-	spec->host_prefix = "node";
-	spec->digits = 4;
+	*spec = default_spec;
 }
 
 /* Up-links per leaf: ceil(hosts_per_group / oversub), at least 1. */

@@ -601,8 +601,8 @@ static void name_from_path(const char *path, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)n, base);
 }
 
-int topo_load_hwloc_xml_buffer(topo_graph *g, const char *data, size_t len, const char *source,
-			       const char *hostname, topo_error *err)
+int topo_load_hwloc_xml_mem(topo_graph *g, const char *data, size_t len, const char *source,
+			    const char *hostname, topo_error *err)
 {
 	hwloc_topology_t topo;
 	char *xml, name[256];
@@ -660,7 +660,7 @@ int topo_load_hwloc_xml(topo_graph *g, const char *path, const char *hostname, t
 	data = topo_read_file(path, TOPO_IO_MAX_BYTES, &len, err);
 	if (!data)
 		return -1;
-	r = topo_load_hwloc_xml_buffer(g, data, len, path, hostname, err);
+	r = topo_load_hwloc_xml_mem(g, data, len, path, hostname, err);
 	free(data);
 	return r;
 }

@@ -53,8 +53,8 @@ int topo_load_hwloc_xml(topo_graph *g, const char *path, const char *hostname, t
 
 /* The same from memory: data[0..len) is the XML, source names it in error
  * reports and, with hostname NULL and no HostName info, gives the host name. */
-int topo_load_hwloc_xml_buffer(topo_graph *g, const char *data, size_t len, const char *source,
-			       const char *hostname, topo_error *err);
+int topo_load_hwloc_xml_mem(topo_graph *g, const char *data, size_t len, const char *source,
+			    const char *hostname, topo_error *err);
 
 /* Discover this machine with hwloc (PCI and OS devices included) and load
  * it into g; the host is named by hwloc's HostName info (else gethostname).

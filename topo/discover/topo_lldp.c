@@ -15,11 +15,9 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,11 +27,11 @@
 #include <unistd.h>
 
 #include "topo_hostdir.h"
+#include "topo_io.h"
 
 #define LLDP_MAX_BYTES (32u << 20)
 #define LLDPCLI_TIMEOUT_MS 10000
 
-extern char **environ;
 
 typedef struct nbr {
 	char *local_if, *chassis, *port;
@@ -484,9 +482,8 @@ static char *read_child(int fd, int timeout_ms, size_t *len, const char **why)
 static char *run_lldpcli(const char *socket, int timeout_ms, size_t *len, topo_error *err)
 {
 	char *argv[] = { "lldpcli", "-f", "json", "show", "neighbors", "details", NULL, NULL, NULL };
-	posix_spawn_file_actions_t fa;
 	const char *why = NULL;
-	int fd[2], rc, status;
+	int fd, status;
 	char *out;
 	pid_t pid;
 
@@ -496,26 +493,14 @@ static char *run_lldpcli(const char *socket, int timeout_ms, size_t *len, topo_e
 		argv[1] = "-u";
 		argv[2] = (char *)socket;
 	}
-	if (pipe(fd) != 0) {
-		topo_error_set(err, "lldpcli", 0, "cannot create a pipe: %s", strerror(errno));
+	fd = topo_spawn_reader(argv, &pid, &why);
+	if (fd < 0) {
+		topo_error_set(err, "lldpcli", 0, "%s: %s%s", why, strerror(errno),
+			       errno == ENOENT ? " (is lldpd installed?)" : "");
 		return NULL;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addclose(&fa, fd[0]);
-	posix_spawn_file_actions_addclose(&fa, fd[1]);
-	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(&pid, "lldpcli", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fd[1]);
-	if (rc != 0) {
-		close(fd[0]);
-		topo_error_set(err, "lldpcli", 0, "cannot be started (is lldpd installed?): %s",
-			       strerror(rc));
-		return NULL;
-	}
-	out = read_child(fd[0], timeout_ms > 0 ? timeout_ms : LLDPCLI_TIMEOUT_MS, len, &why);
-	close(fd[0]);
+	out = read_child(fd, timeout_ms > 0 ? timeout_ms : LLDPCLI_TIMEOUT_MS, len, &why);
+	close(fd);
 	if (!out)
 		kill(pid, SIGKILL);
 	if (waitpid(pid, &status, 0) == pid && out &&

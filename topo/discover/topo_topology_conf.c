@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "topo_hostdir.h"
+#include "topo_alloc.h"
 #include "topo_hostlist.h"
 #include "topo_io.h"
 
@@ -282,15 +283,8 @@ static int handle_switch(conf_parser *p, int line, const char *const *val)
 	if (id < 0)
 		return oom(p, line);
 	p->line_of[id] = line;
-	if (p->nsw == p->capsw) {
-		size_t ncap = p->capsw ? p->capsw * 2 : 16;
-		swrec *s = realloc(p->sw, ncap * sizeof(*s));
-
-		if (!s)
-			return oom(p, line);
-		p->sw = s;
-		p->capsw = ncap;
-	}
+	if (topo_grow(&p->sw, &p->capsw, p->nsw + 1, sizeof(*p->sw), 16))
+		return oom(p, line);
 	r = &p->sw[p->nsw];
 	memset(r, 0, sizeof(*r));
 	r->id = id;
@@ -330,15 +324,8 @@ static int handle_block(conf_parser *p, int line, const char *const *val)
 	if (id < 0)
 		return oom(p, line);
 	p->line_of[id] = line;
-	if (p->nblk == p->capblk) {
-		size_t ncap = p->capblk ? p->capblk * 2 : 16;
-		blockrec *s = realloc(p->blk, ncap * sizeof(*s));
-
-		if (!s)
-			return oom(p, line);
-		p->blk = s;
-		p->capblk = ncap;
-	}
+	if (topo_grow(&p->blk, &p->capblk, p->nblk + 1, sizeof(*p->blk), 16))
+		return oom(p, line);
 	b = &p->blk[p->nblk++];
 	b->id = id;
 	b->line = line;
@@ -720,15 +707,8 @@ typedef struct linebuf {
 
 static int lb_add(linebuf *b, char c)
 {
-	if (b->len + 2 > b->cap) {
-		size_t ncap = b->cap ? b->cap * 2 : 256;
-		char *n = realloc(b->s, ncap);
-
-		if (!n)
-			return -1;
-		b->s = n;
-		b->cap = ncap;
-	}
+	if (topo_grow(&b->s, &b->cap, b->len + 2, 1, 256))
+		return -1;
 	b->s[b->len++] = c;
 	b->s[b->len] = '\0';
 	return 0;
@@ -808,8 +788,8 @@ static void parser_free(conf_parser *p)
 	topo_graph_free(p->t);
 }
 
-int topo_parse_topology_conf(topo_graph *g, const char *text, size_t len, const char *source,
-			     topo_error *err)
+int topo_load_topology_conf_mem(topo_graph *g, const char *text, size_t len, const char *source,
+				topo_error *err)
 {
 	conf_parser p;
 	int rc = -1;
@@ -846,7 +826,7 @@ int topo_load_topology_conf(topo_graph *g, const char *path, topo_error *err)
 
 	if (!buf)
 		return -1;
-	rc = topo_parse_topology_conf(g, buf, len, path, err);
+	rc = topo_load_topology_conf_mem(g, buf, len, path, err);
 	free(buf);
 	return rc;
 }

@@ -70,8 +70,8 @@ int topo_load_topology_conf(topo_graph *g, const char *path, topo_error *err);
 
 /* The same from memory: `text` holds `len` bytes (need not be NUL-terminated);
  * `source` names it in errors. */
-int topo_parse_topology_conf(topo_graph *g, const char *text, size_t len, const char *source,
-			     topo_error *err);
+int topo_load_topology_conf_mem(topo_graph *g, const char *text, size_t len, const char *source,
+				topo_error *err);
 
 /* Write the topology.conf an admin would otherwise write by hand for `g`:
  * a header comment naming topognn-discover and `source` (the input it was

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_alloc.h"
 #include "topo_hostlist.h"
 #include "topo_nvsmi.h"
 
@@ -27,15 +28,8 @@ typedef struct intvec {
 
 static int iv_push(intvec *a, int x)
 {
-	if (a->n == a->cap) {
-		size_t ncap = a->cap ? a->cap * 2 : 16;
-		int *p = realloc(a->v, ncap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		a->v = p;
-		a->cap = ncap;
-	}
+	if (topo_grow(&a->v, &a->cap, a->n + 1, sizeof(*a->v), 16))
+		return -1;
 	a->v[a->n++] = x;
 	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_alloc.h"
 #include "topo_hostlist.h"
 
 struct topo_graph {
@@ -57,24 +58,6 @@ int topo_ekind_parse(const char *s) { return parse_name(s, ekind_names, NELEM(ek
 int topo_level_parse(const char *s) { return parse_name(s, level_names, NELEM(level_names)); }
 int topo_link_layer_parse(const char *s) { return parse_name(s, ll_names, NELEM(ll_names)); }
 int topo_link_state_parse(const char *s) { return parse_name(s, state_names, NELEM(state_names)); }
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	while (ncap < need)
-		ncap *= 2;
-	p = realloc(*arr, ncap * elem);
-	if (!p)
-		return -1;
-	*arr = p;
-	*cap = ncap;
-	return 0;
-}
 
 static uint64_t hash_key(topo_vkind kind, const char *name)
 {
@@ -183,7 +166,7 @@ int topo_graph_add_vertex(topo_graph *g, topo_vkind kind, const char *name)
 		return -1;
 	if ((g->nv + 1) * 2 > g->nslots && hash_rebuild(g, g->nslots * 2) < 0)
 		return -1;
-	if (grow((void **)&g->v, &g->cap_v, g->nv + 1, sizeof(*g->v)) < 0)
+	if (topo_grow(&g->v, &g->cap_v, g->nv + 1, sizeof(*g->v), 64) < 0)
 		return -1;
 	copy = strdup(name);
 	if (!copy)
@@ -226,7 +209,7 @@ int topo_graph_add_edge(topo_graph *g, topo_ekind kind, int a, int b)
 	if ((unsigned)kind >= TOPO_E_NKINDS || a < 0 || b < 0 || (size_t)a >= g->nv ||
 	    (size_t)b >= g->nv)
 		return -1;
-	if (grow((void **)&g->e, &g->cap_e, g->ne + 1, sizeof(*g->e)) < 0)
+	if (topo_grow(&g->e, &g->cap_e, g->ne + 1, sizeof(*g->e), 64) < 0)
 		return -1;
 	e = &g->e[g->ne];
 	memset(e, 0, sizeof(*e));
@@ -440,7 +423,7 @@ int topo_graph_add_anomaly(topo_graph *g, const char *kind, const char *subject,
 	topo_anomaly *a;
 	va_list ap;
 
-	if (grow((void **)&g->an, &g->cap_an, g->nan + 1, sizeof(*g->an)) < 0)
+	if (topo_grow(&g->an, &g->cap_an, g->nan + 1, sizeof(*g->an), 64) < 0)
 		return -1;
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_alloc.h"
+
 /* Longest digit run we treat as a number (fits in uint64_t). */
 #define MAX_DIGITS 18
 /* How much of an expression an error message quotes. */
@@ -46,15 +48,8 @@ static int push_name(topo_hostlist *hl, const char *name)
 {
 	char *copy;
 
-	if (hl->n == hl->cap) {
-		size_t ncap = hl->cap ? hl->cap * 2 : 16;
-		char **p = realloc(hl->names, ncap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		hl->names = p;
-		hl->cap = ncap;
-	}
+	if (topo_grow(&hl->names, &hl->cap, hl->n + 1, sizeof(*hl->names), 16))
+		return -1;
 	copy = strdup(name);
 	if (!copy)
 		return -1;
@@ -463,19 +458,9 @@ static void sb_add(strbuf *b, const char *s, size_t n)
 {
 	if (b->oom)
 		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t ncap = b->cap ? b->cap * 2 : 64;
-		char *p;
-
-		while (ncap < b->len + n + 1)
-			ncap *= 2;
-		p = realloc(b->s, ncap);
-		if (!p) {
-			b->oom = 1;
-			return;
-		}
-		b->s = p;
-		b->cap = ncap;
+	if (topo_grow(&b->s, &b->cap, b->len + n + 1, 1, 64)) {
+		b->oom = 1;
+		return;
 	}
 	memcpy(b->s + b->len, s, n);
 	b->len += n;

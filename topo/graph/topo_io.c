@@ -2,8 +2,13 @@
 #include "topo_io.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+extern char **environ;
 
 char *topo_read_stream(FILE *f, const char *source, size_t max, size_t *len, topo_error *err)
 {
@@ -64,4 +69,30 @@ char *topo_read_file(const char *path, size_t max, size_t *len, topo_error *err)
 	buf = topo_read_stream(f, path, max, len, err);
 	fclose(f);
 	return buf;
+}
+
+int topo_spawn_reader(char *const argv[], pid_t *pid, const char **why)
+{
+	posix_spawn_file_actions_t fa;
+	int fd[2], rc;
+
+	if (pipe(fd) != 0) {
+		*why = "cannot get a pipe";
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[1]);
+	if (rc != 0) {
+		close(fd[0]);
+		errno = rc;
+		*why = "cannot be started";
+		return -1;
+	}
+	return fd[0];
 }

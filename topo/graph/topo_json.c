@@ -157,7 +157,7 @@ static json_t *edge_to_json(const topo_graph *g, const topo_edge *e)
 	return o;
 }
 
-int topo_save_json(const topo_graph *g, FILE *out, topo_error *err)
+int topo_write_json(const topo_graph *g, FILE *out, topo_error *err)
 {
 	json_t *root = json_object(), *vs = json_array(), *es = json_array(), *as = json_array();
 	int rc = !root || !vs || !es || !as;

@@ -27,6 +27,6 @@ int topo_load_json_mem(topo_graph *g, const char *text, size_t len, const char *
 
 /* Write `g` as a graph file. Vertices and edges are written in id order:
  * canonicalize first for a deterministic file. Returns 0 or -1. */
-int topo_save_json(const topo_graph *g, FILE *out, topo_error *err);
+int topo_write_json(const topo_graph *g, FILE *out, topo_error *err);
 
 #endif

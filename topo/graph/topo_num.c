@@ -9,23 +9,35 @@
 
 /* strtol & co. skip leading blanks and accept ""; a strict number starts
  * with a digit, a sign or (for doubles) a '.'. */
-static int starts_number(const char *s, int sign_ok)
+static int starts_number(const char *s)
 {
-	if (sign_ok && (*s == '-' || *s == '+'))
+	if (*s == '-' || *s == '+')
 		s++;
 	return isdigit((unsigned char)*s) || *s == '.';
 }
 
-int topo_parse_long(const char *s, long lo, long hi, long *out)
+/* Run strtol (is_double 0, into *l) or strtod (into *d) over s: 0 when the
+ * whole text is one number the type can hold, else -1. The range checks
+ * are the callers'. */
+static int parse_whole(const char *s, int is_double, long *l, double *d)
 {
 	char *end;
-	long v;
 
-	if (!s || !starts_number(s, 1))
+	if (!s || !starts_number(s))
 		return -1;
 	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
+	if (is_double)
+		*d = strtod(s, &end);
+	else
+		*l = strtol(s, &end, 10);
+	return errno || end == s || *end ? -1 : 0;
+}
+
+int topo_parse_long(const char *s, long lo, long hi, long *out)
+{
+	long v;
+
+	if (parse_whole(s, 0, &v, NULL) || v < lo || v > hi)
 		return -1;
 	*out = v;
 	return 0;
@@ -63,14 +75,9 @@ int topo_parse_u64(const char *s, int base, uint64_t max, uint64_t *out)
 
 int topo_parse_double(const char *s, double lo, double hi, double *out)
 {
-	char *end;
 	double v;
 
-	if (!s || !starts_number(s, 1))
-		return -1;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+	if (parse_whole(s, 1, NULL, &v) || !isfinite(v) || v < lo || v > hi)
 		return -1;
 	*out = v;
 	return 0;

@@ -175,7 +175,7 @@ static int check_other_states(const char *dir, const char *own, const saved_list
 					       "job %s already has saved IRQ state; restore it before enforcing again",
 					       job);
 				rc = -1;
-			} else if (bind_irq_state_read(path, NULL, other, sizeof(other), &l, err) < 0) {
+			} else if (bind_irq_state_load(path, NULL, other, sizeof(other), &l, err) < 0) {
 				rc = -1;
 			}
 			for (size_t a = 0; rc == 0 && a < l.n; a++)

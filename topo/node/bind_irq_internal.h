@@ -83,7 +83,7 @@ int bind_irq_check_root(const bind_roots *roots, const char *what, topo_error *e
 int bind_irq_fsync_dir(const char *dir, topo_error *err);
 int bind_irq_state_write(const char *dir, const char *path, const char *job_id, const saved_list *l,
 			 topo_error *err);
-int bind_irq_state_read(const char *path, const char *job_id, char *job_out, size_t job_len,
+int bind_irq_state_load(const char *path, const char *job_id, char *job_out, size_t job_len,
 			saved_list *l, topo_error *err);
 const char *bind_irq_state_name_job(const char *name, char *job, size_t len);
 

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "bind_irq_internal.h"
+#include "topo_alloc.h"
 #include "topo_num.h"
 
 #include <ctype.h>
@@ -118,15 +119,8 @@ static int parse_irq_line(proc_table *t, int irq, const char *p, int ncpus, cons
 			first_desc = i + 1;
 			break;
 		}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		proc_irq *bigger = realloc(t->v, cap * sizeof(*bigger));
-
-		if (!bigger)
-			goto oom;
-		t->v = bigger;
-		t->cap = cap;
-	}
+	if (topo_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v), 64))
+		goto oom;
 	e = &t->v[t->n];
 	e->irq = irq;
 	e->count = total;
@@ -218,24 +212,40 @@ static int parse_interrupts(proc_table *t, const char *text, const char *src, to
 
 /* ---------------------------------------------------------- loading a NIC */
 
+/* Parse the CPU list in the file `path` into *set. Without `present`, a
+ * missing file is an error; with it, *present says whether the file was
+ * there and a missing one leaves *set alone. Returns 0, or -1 with err. */
+static int read_cpuset(const char *path, bind_cpuset *set, int *present, topo_error *err)
+{
+	int missing = 0, rc;
+	char *text = bind_irq_read_all(path, NULL, present ? &missing : NULL, err);
+
+	if (present)
+		*present = 0;
+	if (!text) {
+		if (!missing)
+			return -1;
+		topo_error_clear(err);
+		return 0;
+	}
+	rc = bind_cpuset_parse(set, text, path, 1, err);
+	free(text);
+	if (rc < 0)
+		return -1;
+	if (present)
+		*present = 1;
+	return 0;
+}
+
 static int add_irq(bind_irq_set *set, size_t nic, int irq, const proc_irq *pi,
 		   const bind_roots *roots, topo_error *err)
 {
 	char path[PATH_MAX];
 	bind_irq_info *q;
-	char *text;
-	int missing;
 
-	if (set->nirqs == set->capirqs) {
-		size_t cap = set->capirqs ? set->capirqs * 2 : 32;
-		bind_irq_info *bigger = realloc(set->irqs, cap * sizeof(*bigger));
-
-		if (!bigger) {
-			topo_error_set(err, "", 0, "out of memory");
-			return -1;
-		}
-		set->irqs = bigger;
-		set->capirqs = cap;
+	if (topo_grow(&set->irqs, &set->capirqs, set->nirqs + 1, sizeof(*set->irqs), 32)) {
+		topo_error_set(err, "", 0, "out of memory");
+		return -1;
 	}
 	q = &set->irqs[set->nirqs];
 	memset(q, 0, sizeof(*q));
@@ -253,29 +263,13 @@ static int add_irq(bind_irq_set *set, size_t nic, int irq, const proc_irq *pi,
 	}
 	if (bind_irq_path_fmt(path, sizeof(path), err, "%s/irq/%d/smp_affinity_list", bind_irq_proc_root(roots), irq))
 		return -1;
-	text = bind_irq_read_all(path, NULL, NULL, err);
-	if (!text)
+	if (read_cpuset(path, &q->affinity, NULL, err))
 		return -1;
-	if (bind_cpuset_parse(&q->affinity, text, path, 1, err) < 0) {
-		free(text);
-		return -1;
-	}
-	free(text);
 	if (bind_irq_path_fmt(path, sizeof(path), err, "%s/irq/%d/effective_affinity_list", bind_irq_proc_root(roots),
 		     irq))
 		return -1;
-	text = bind_irq_read_all(path, NULL, &missing, err);
-	if (!text && !missing)
+	if (read_cpuset(path, &q->effective, &q->has_effective, err))
 		return -1;
-	if (text) {
-		int rc = bind_cpuset_parse(&q->effective, text, path, 1, err);
-
-		free(text);
-		if (rc < 0)
-			return -1;
-		q->has_effective = 1;
-	}
-	topo_error_clear(err);
 	if (bind_cpuset_copy(&q->used, q->has_effective && bind_cpuset_count(&q->effective)
 						   ? &q->effective
 						   : &q->affinity) < 0) {
@@ -368,7 +362,7 @@ static int nic_describe(bind_nic_info *nic, const bind_nic_req *req, const bind_
 {
 	char path[PATH_MAX], real[PATH_MAX];
 	char *text;
-	int missing;
+	int missing, present; /* a NIC without local_cpulist keeps an empty set */
 
 	nic->numa = -1;
 	bind_cpuset_init(&nic->local);
@@ -436,18 +430,7 @@ static int nic_describe(bind_nic_info *nic, const bind_nic_req *req, const bind_
 	}
 	if (bind_irq_path_fmt(path, sizeof(path), err, "%s/device/local_cpulist", base))
 		return -1;
-	text = bind_irq_read_all(path, NULL, &missing, err);
-	if (!text && !missing)
-		return -1;
-	if (text) {
-		int rc = bind_cpuset_parse(&nic->local, text, path, 1, err);
-
-		free(text);
-		if (rc < 0)
-			return -1;
-	}
-	topo_error_clear(err);
-	return 0;
+	return read_cpuset(path, &nic->local, &present, err);
 }
 
 /* Mark completion IRQs: "comp" (mlx5) or "TxRx"/"rx"/"tx" queues; if none is
@@ -518,6 +501,7 @@ bind_irq_set *bind_irq_load(const bind_roots *roots, const bind_nic_req *nics, s
 	proc_table pt = { 0 };
 	bind_irq_set *set;
 	char *text = NULL;
+	int ok = 0;
 
 	topo_error_clear(err);
 	set = calloc(1, sizeof(*set));
@@ -526,19 +510,19 @@ bind_irq_set *bind_irq_load(const bind_roots *roots, const bind_nic_req *nics, s
 		return NULL;
 	}
 	if (bind_irq_path_fmt(path, sizeof(path), err, "%s/interrupts", bind_irq_proc_root(roots)))
-		goto fail;
+		goto out;
 	text = bind_irq_read_all(path, NULL, NULL, err);
 	if (!text || parse_interrupts(&pt, text, path, err) < 0)
-		goto fail;
+		goto out;
 	if (n == 0) {
 		if (list_all_hcas(roots, &all, &n, &names, err) < 0)
-			goto fail;
+			goto out;
 		nics = all;
 	}
 	set->nics = calloc(n ? n : 1, sizeof(*set->nics));
 	if (!set->nics) {
 		topo_error_set(err, "", 0, "out of memory");
-		goto fail;
+		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
 		bind_nic_info *nic = &set->nics[i];
@@ -550,11 +534,11 @@ bind_irq_set *bind_irq_load(const bind_roots *roots, const bind_nic_req *nics, s
 			if (strcmp(nics[j].name, nics[i].name) == 0) {
 				topo_error_set(err, "", 0, "adapter \"%s\" is named twice",
 					       nics[i].name);
-				goto fail;
+				goto out;
 			}
 		if (nic_describe(nic, &nics[i], roots, base, sizeof(base), err) < 0 ||
 		    nic_irq_numbers(base, nic, &pt, &irqs, &nirqs, err) < 0)
-			goto fail;
+			goto out;
 		nic->first = set->nirqs;
 		for (size_t j = 0; j < nirqs; j++) {
 			const proc_irq *pi = proc_table_find(&pt, irqs[j]);
@@ -563,27 +547,23 @@ bind_irq_set *bind_irq_load(const bind_roots *roots, const bind_nic_req *nics, s
 				continue; /* allocated but never requested: no traffic */
 			if (add_irq(set, i, irqs[j], pi, roots, err) < 0) {
 				free(irqs);
-				goto fail;
+				goto out;
 			}
 			nic->nirqs++;
 		}
 		free(irqs);
 		mark_completion(set, nic);
 	}
+	ok = 1;
+out:
 	free(text);
 	proc_table_free(&pt);
 	free(all);
 	for (size_t i = 0; names && names[i]; i++)
 		free(names[i]);
 	free(names);
-	return set;
-fail:
-	free(text);
-	proc_table_free(&pt);
-	free(all);
-	for (size_t i = 0; names && names[i]; i++)
-		free(names[i]);
-	free(names);
+	if (ok)
+		return set;
 	bind_irq_set_free(set);
 	return NULL;
 }

@@ -257,7 +257,7 @@ static int state_parse_save(saved_list *l, char *p, const char *src, int line, t
 }
 
 /* Read a state file; `job_id` (if not NULL) must match its "job" line. */
-int bind_irq_state_read(const char *path, const char *job_id, char *job_out, size_t job_len,
+int bind_irq_state_load(const char *path, const char *job_id, char *job_out, size_t job_len,
 		      saved_list *l, topo_error *err)
 {
 	char *text = bind_irq_read_owned(path, err), *p, *next;
@@ -402,7 +402,7 @@ static int state_restore(const bind_roots *roots, const char *dir, const char *p
 	char job[80];
 	int n;
 
-	if (bind_irq_state_read(path, job_id, job, sizeof(job), &l, err) < 0)
+	if (bind_irq_state_load(path, job_id, job, sizeof(job), &l, err) < 0)
 		return -1;
 	if (state_apply(roots, path, &l, log, err) < 0) {
 		bind_irq_saved_free(&l);

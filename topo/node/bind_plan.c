@@ -15,6 +15,7 @@
 #include "bind_cpulist.h"
 #include "bind_roce.h"
 #include "topo_affinity.h"
+#include "topo_alloc.h"
 #include "topo_num.h"
 #include "topo_nicrole.h"
 
@@ -61,18 +62,6 @@ static int add_note(bind_plan *p, const char *fmt, ...)
 		return -1;
 	p->nnotes++;
 	return 0;
-}
-
-static char *dup_or_null(const char *s, int *fail)
-{
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = strdup(s);
-	if (!d)
-		*fail = 1;
-	return d;
 }
 
 /* ---- GPU lists and plans ------------------------------------------------- */
@@ -473,7 +462,7 @@ static int set_gpus(planner *pl, const bind_request *req)
 		const topo_affinity_gpu *a = &pl->aff->gpus[idx[i]];
 
 		p->gpus[i].index = idx[i];
-		p->gpus[i].pci_busid = dup_or_null(a->pci_busid, &fail);
+		p->gpus[i].pci_busid = topo_strdup_opt(a->pci_busid, &fail);
 		p->gpus[i].numa = a->numa;
 		p->gpus[i].rail = -1;
 	}
@@ -549,11 +538,11 @@ static int list_hcas(planner *pl)
 	}
 	p->nhcas = n;
 	for (int i = 0; i < n; i++) {
-		p->hcas[i].name = dup_or_null(v[i]->a->name, &fail);
+		p->hcas[i].name = topo_strdup_opt(v[i]->a->name, &fail);
 		p->hcas[i].port = v[i]->port;
 		p->hcas[i].rail = v[i]->rail;
 		p->hcas[i].numa = v[i]->a->numa;
-		p->hcas[i].netdev = dup_or_null(v[i]->a->netdev, &fail);
+		p->hcas[i].netdev = topo_strdup_opt(v[i]->a->netdev, &fail);
 		p->hcas[i].roce = v[i]->a->link_layer == TOPO_LL_ETH;
 		p->hcas[i].gid_index = -1;
 	}
@@ -572,9 +561,9 @@ static int add_env(bind_plan *p, const bind_request *req, const char *name, cons
 		return -1;
 	p->env = e;
 	e = &p->env[p->nenv++];
-	e->name = dup_or_null(name, &fail);
-	e->value = dup_or_null(value, &fail);
-	e->user_value = dup_or_null(user, &fail);
+	e->name = topo_strdup_opt(name, &fail);
+	e->value = topo_strdup_opt(value, &fail);
+	e->user_value = topo_strdup_opt(user, &fail);
 	return fail ? -1 : 0;
 }
 

@@ -347,7 +347,7 @@ static int parse_line(place_classifier *k, char *s, const char *src, int line, t
 	return 0; /* another part of the shared config file */
 }
 
-place_classifier *place_classifier_parse(const char *text, const char *source, topo_error *err)
+place_classifier *place_classifier_load_mem(const char *text, const char *source, topo_error *err)
 {
 	place_classifier *k = place_classifier_default();
 	const char *p = text;
@@ -401,7 +401,7 @@ place_classifier *place_classifier_load(const char *path, topo_error *err)
 		topo_error_set(err, path, 0, "the file contains a NUL byte");
 		return NULL;
 	}
-	k = place_classifier_parse(text, path, err);
+	k = place_classifier_load_mem(text, path, err);
 	free(text);
 	return k;
 }

@@ -24,9 +24,10 @@ typedef struct place_job_info {
 
 typedef struct place_classifier place_classifier;
 
-/* Parse rules from text; `source` names it in errors ("topognn.conf").
- * NULL on error, with err holding source, line and a sentence. */
-place_classifier *place_classifier_parse(const char *text, const char *source, topo_error *err);
+/* The rules from text in memory (NUL-terminated); `source` names it in
+ * errors ("topognn.conf"). NULL on error, with err holding source, line and
+ * a sentence. */
+place_classifier *place_classifier_load_mem(const char *text, const char *source, topo_error *err);
 /* Read and parse a file. */
 place_classifier *place_classifier_load(const char *path, topo_error *err);
 /* Built-in defaults only (no rules). */

@@ -364,8 +364,5 @@ static int gnn_score(void *ctx, const place_cluster *c, const place_state *s,
 
 void place_gnn_scorer(place_gnn *g, place_scorer *out)
 {
-	out->name = "gnn";
-	out->prepare = gnn_prepare;
-	out->score = gnn_score;
-	out->ctx = g;
+	*out = (place_scorer){ .name = "gnn", .prepare = gnn_prepare, .score = gnn_score, .ctx = g };
 }

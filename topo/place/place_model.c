@@ -385,8 +385,5 @@ static int model_score(void *ctx, const place_cluster *c, const place_state *s,
 
 void place_model_scorer(place_model *m, place_scorer *out)
 {
-	out->name = "model";
-	out->prepare = model_prepare;
-	out->score = model_score;
-	out->ctx = m;
+	*out = (place_scorer){ .name = "model", .prepare = model_prepare, .score = model_score, .ctx = m };
 }

@@ -1,13 +1,18 @@
 /*
- * place_record: a placement decision as one JSON line (jansson), with host
- * names rather than indices so the record stands on its own. Off the hot
- * path: it allocates freely.
+ * place_record: the decision log's lines as JSON (jansson), with host names
+ * rather than indices so each line stands on its own. Off the hot path: it
+ * allocates freely.
  */
 #include "place_record.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 const char *place_pattern_name(place_pattern p)
 {
@@ -78,11 +83,11 @@ static json_t *locality_json(const place_request *r, const place_decision *d)
 	return o;
 }
 
-char *place_record_json(const place_cluster *c, const place_request *r,
-			const place_decision *d, const char *scorer, double timestamp)
+/* The decision record as a JSON object; NULL when memory runs out. */
+static json_t *record_object(const place_cluster *c, const place_request *r,
+			     const place_decision *d, const char *scorer, double timestamp)
 {
 	json_t *o, *alts;
-	char *text;
 
 	if (timestamp <= 0) {
 		struct timespec ts;
@@ -114,15 +119,28 @@ char *place_record_json(const place_cluster *c, const place_request *r,
 	json_object_set_new(o, "alternatives", alts ? alts : json_array());
 	if (d->ok && d->min_groups > 0)
 		json_object_set_new(o, "locality", locality_json(r, d));
-	text = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	return o;
+}
+
+/* o as one compact line, malloc'd; o is released. NULL for a NULL o. */
+static char *dump_line(json_t *o)
+{
+	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+
 	json_decref(o);
 	return text;
+}
+
+char *place_record_write_mem(const place_cluster *c, const place_request *r,
+			     const place_decision *d, const char *scorer, double timestamp)
+{
+	return dump_line(record_object(c, r, d, scorer, timestamp));
 }
 
 int place_record_write(FILE *f, const place_cluster *c, const place_request *r,
 		       const place_decision *d, const char *scorer, double timestamp)
 {
-	char *s = place_record_json(c, r, d, scorer, timestamp);
+	char *s = place_record_write_mem(c, r, d, scorer, timestamp);
 	int rc;
 
 	if (!s)
@@ -130,4 +148,124 @@ int place_record_write(FILE *f, const place_cluster *c, const place_request *r,
 	rc = fprintf(f, "%s\n", s) < 0 ? -1 : 0;
 	free(s);
 	return rc;
+}
+
+static json_t *str_or_empty(const char *s)
+{
+	return json_string(s ? s : "");
+}
+
+/* One side of a commit line: "topognn" (the chosen set; kind and leaves
+ * known) or "baseline" (kind NULL and leaves < 0: not written). */
+static json_t *commit_choice(const char *policy, const char *nodes, const char *kind,
+			     const place_choice *ch, int leaves)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "policy", str_or_empty(policy));
+	json_object_set_new(o, "nodes", str_or_empty(nodes));
+	if (kind)
+		json_object_set_new(o, "kind", json_string(kind));
+	json_object_set_new(o, "groups", json_integer(ch->groups));
+	if (leaves >= 0)
+		json_object_set_new(o, "leaves", json_integer(leaves));
+	json_object_set_new(o, "cost", json_real(ch->cost));
+	return o;
+}
+
+/* What the engine chose for the allocation and its baseline's choice. */
+static void commit_decision(json_t *o, const place_commit *cm)
+{
+	const place_decision *d = cm->dec;
+	int followed = cm->chosen_nodes && cm->nodes ? strcmp(cm->chosen_nodes, cm->nodes) == 0
+						     : cm->chosen_nodes == cm->nodes;
+	json_t *chosen = commit_choice(cm->policy, cm->chosen_nodes, cm->kind, &d->chosen,
+				       d->chosen.leaves);
+
+	json_object_set_new(o, "class", json_string(place_comm_class_name(cm->req->comm.cls)));
+	json_object_set_new(o, "topognn", chosen);
+	json_object_set_new(o, "baseline", commit_choice(place_policy_name(d->baseline_policy),
+							 cm->baseline_nodes, NULL, &d->baseline,
+							 -1));
+	json_object_set_new(o, "followed", json_boolean(followed));
+	json_object_set_new(o, "candidates", json_integer(d->ncandidates));
+	json_object_set_new(o, "latency_us", json_real(d->latency_us));
+	/* the engine's own record of the evaluation that became the allocation */
+	json_object_set_new(o, "decision", record_object(cm->cluster, cm->req, d, cm->scorer, 0));
+	if (cm->model && chosen)
+		json_object_set_new(chosen, "model", json_string(cm->model));
+}
+
+char *place_record_write_commit_mem(const place_commit *cm)
+{
+	json_t *o = json_object(), *groups = json_array();
+
+	for (int g = 0; groups && g < cm->ngroups; g++)
+		json_array_append_new(groups, str_or_empty(cm->groups[g]));
+	if (!o || !groups) {
+		json_decref(o);
+		json_decref(groups);
+		return NULL;
+	}
+	json_object_set_new(o, "time", json_integer(cm->time > 0 ? cm->time : (long)time(NULL)));
+	json_object_set_new(o, "job_id", json_integer(cm->job_id));
+	json_object_set_new(o, "name", str_or_empty(cm->name));
+	json_object_set_new(o, "mode", str_or_empty(cm->mode));
+	json_object_set_new(o, "nodes", str_or_empty(cm->nodes));
+	json_object_set_new(o, "node_count", json_integer(cm->node_count));
+	json_object_set_new(o, "groups", groups);
+	json_object_set_new(o, "ngroups", json_integer(cm->ngroups));
+	json_object_set_new(o, "leaves", json_integer(cm->leaves));
+	json_object_set_new(o, "running_jobs", json_integer(cm->running_jobs));
+	if (cm->fallback || !cm->dec) {
+		json_t *t = json_object();
+
+		json_object_set_new(t, "policy", str_or_empty(cm->policy));
+		json_object_set_new(t, "fallback", str_or_empty(cm->fallback));
+		json_object_set_new(o, "topognn", t);
+	} else {
+		commit_decision(o, cm);
+	}
+	return dump_line(o);
+}
+
+int place_record_write_commit(const char *path, const place_commit *cm, topo_error *err)
+{
+	char *line = place_record_write_commit_mem(cm);
+	size_t len;
+	ssize_t put;
+	int fd;
+
+	if (!line) {
+		topo_error_set(err, path, 0, "out of memory");
+		return -1;
+	}
+	len = strlen(line);
+	line[len] = '\n'; /* over the NUL: the line goes out in one write */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		topo_error_set(err, path, 0, "%s", strerror(errno));
+		free(line);
+		return -1;
+	}
+	put = write(fd, line, len + 1);
+	if (put != (ssize_t)(len + 1))
+		topo_error_set(err, path, 0, "short write: %s",
+			       put < 0 ? strerror(errno) : "disk full?");
+	close(fd);
+	free(line);
+	return put == (ssize_t)(len + 1) ? 0 : -1;
+}
+
+int place_record_write_end(FILE *f, uint32_t job, double timestamp, double elapsed_s,
+			   double realised_slowdown)
+{
+	int rc = fprintf(f, "{\"event\":\"end\",\"job\":%u,\"timestamp\":%.17g,\"elapsed_s\":%.3f",
+			 job, timestamp, elapsed_s);
+
+	if (rc >= 0 && !isnan(realised_slowdown))
+		rc = fprintf(f, ",\"realised_slowdown\":%.6g", realised_slowdown);
+	if (rc >= 0)
+		rc = fprintf(f, "}\n");
+	return rc < 0 ? -1 : 0;
 }

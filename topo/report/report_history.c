@@ -227,8 +227,8 @@ oom:
 	return -1;
 }
 
-int report_history_export(const place_cluster *c, const report_log *log, double since,
-			  double until, int host_gpus, const char *path, topo_error *err)
+int report_history_write_samples(const place_cluster *c, const report_log *log, double since,
+				 double until, int host_gpus, const char *path, topo_error *err)
 {
 	export_ctx x = {0};
 	place_config cfg;

@@ -69,7 +69,7 @@ double report_predicted_slowdown(const report_decision *d);
  * simulator's target. host_gpus: GPUs per host when the graph has none.
  * Returns the number of samples (0: none, and no file is written), or -1
  * with err. */
-int report_history_export(const place_cluster *c, const report_log *log, double since,
-			  double until, int host_gpus, const char *path, topo_error *err);
+int report_history_write_samples(const place_cluster *c, const report_log *log, double since,
+				 double until, int host_gpus, const char *path, topo_error *err);
 
 #endif

@@ -202,13 +202,13 @@ static int copy_hosts(const report_choice *c, char ***out, int *n)
 	return 0;
 }
 
-/* An engine decision record. */
-static int from_record(json_t *o, report_decision *d, const char **why)
+/* The fields of an engine decision record: all but what a commit line says
+ * instead (the format, the allocation, whether it was followed). */
+static int record_fields(json_t *o, report_decision *d, const char **why)
 {
 	json_t *alts = json_object_get(o, "alternatives"), *a;
 	size_t i;
 
-	snprintf(d->format, sizeof(d->format), "record");
 	d->timestamp = num(json_object_get(o, "timestamp"), 0);
 	d->ok = json_is_true(json_object_get(o, "ok"));
 	copy_str(d->reason, sizeof(d->reason), json_object_get(o, "reason"));
@@ -233,27 +233,68 @@ static int from_record(json_t *o, report_decision *d, const char **why)
 				return -1;
 		}
 	}
+	return 0;
+}
+
+/* An engine decision record. */
+static int from_record(json_t *o, report_decision *d, const char **why)
+{
+	snprintf(d->format, sizeof(d->format), "record");
+	if (record_fields(o, d, why))
+		return -1;
 	d->followed = 1;
 	return copy_hosts(&d->chosen, &d->allocated, &d->nallocated);
 }
 
-/* A Slurm plugin commit line. */
-static int from_plugin(json_t *o, report_decision *d, const char **why)
+/* The commit line's view of a choice (the scheduler's node names, the
+ * policy, the candidate kind) replaces the record's; the record's hop
+ * diameter and cost parts stay when both hold the same hosts. */
+static void choice_merge(report_choice *rec, report_choice *commit)
+{
+	if (report_choice_same_hosts(rec, commit)) {
+		commit->diameter = rec->diameter;
+		commit->comm_time_s = rec->comm_time_s;
+		commit->frag_cost = rec->frag_cost;
+		commit->confidence = rec->confidence;
+	}
+	choice_free(rec);
+	*rec = *commit;
+}
+
+/* A commit line (the Slurm plugin's): the decision record inside it, when
+ * the allocation came from an evaluation, is read as any record; then what
+ * only the commit knows (the allocation, the mode, followed or not, the
+ * fallback) and its view of the two choices go over it. */
+static int from_commit(json_t *o, report_decision *d, const char **why)
 {
 	json_t *t = json_object_get(o, "topognn"), *f = json_object_get(o, "followed");
+	json_t *rec = json_object_get(o, "decision");
+	report_choice chosen, baseline;
 
+	if (json_is_object(rec) && record_fields(rec, d, why))
+		return -1;
 	snprintf(d->format, sizeof(d->format), "plugin");
 	d->timestamp = num(json_object_get(o, "time"), 0);
 	d->ok = json_is_object(t) && !json_object_get(t, "fallback");
-	copy_str(d->model, sizeof(d->model), json_object_get(t, "model"));
+	if (json_object_get(t, "model"))
+		copy_str(d->model, sizeof(d->model), json_object_get(t, "model"));
 	copy_str(d->mode, sizeof(d->mode), json_object_get(o, "mode"));
 	copy_str(d->comm_class, sizeof(d->comm_class), json_object_get(o, "class"));
-	d->candidates = inum(json_object_get(o, "candidates"), 0);
-	d->latency_us = num(json_object_get(o, "latency_us"), NAN);
-	d->min_hosts = d->max_hosts = inum(json_object_get(o, "node_count"), 0);
-	if (choice_from(d->ok ? t : NULL, &d->chosen, why) ||
-	    choice_from(json_object_get(o, "baseline"), &d->baseline, why))
+	d->candidates = inum(json_object_get(o, "candidates"), d->candidates);
+	d->latency_us = num(json_object_get(o, "latency_us"), d->latency_us);
+	if (!json_is_object(rec)) /* no request: what was allocated */
+		d->min_hosts = d->max_hosts = inum(json_object_get(o, "node_count"), 0);
+	if (choice_from(d->ok ? t : NULL, &chosen, why)) {
+		choice_free(&chosen);
 		return -1;
+	}
+	if (choice_from(json_object_get(o, "baseline"), &baseline, why)) {
+		choice_free(&chosen);
+		choice_free(&baseline);
+		return -1;
+	}
+	choice_merge(&d->chosen, &chosen);
+	choice_merge(&d->baseline, &baseline);
 	if (d->ok)
 		snprintf(d->policy, sizeof(d->policy), "%s", d->chosen.policy);
 	else
@@ -339,7 +380,7 @@ static int parse_line(report_log *log, job_index *jx, const char *s, size_t len,
 	if (json_is_integer(job = json_object_get(o, "job"))) {
 		rc = from_record(o, &d, &why);
 	} else if (json_is_integer(job = json_object_get(o, "job_id"))) {
-		rc = from_plugin(o, &d, &why);
+		rc = from_commit(o, &d, &why);
 	} else {
 		json_decref(o);
 		skip(log, source, line, "neither a decision (no \"job\" or \"job_id\") nor an event");
@@ -361,8 +402,8 @@ static int parse_line(report_log *log, job_index *jx, const char *s, size_t len,
 	return 0;
 }
 
-int report_log_parse(const char *text, size_t len, const char *source, report_log *log,
-		     topo_error *err)
+int report_log_load_mem(const char *text, size_t len, const char *source, report_log *log,
+			topo_error *err)
 {
 	job_index jx = {0};
 	size_t pos = 0;
@@ -397,7 +438,7 @@ int report_log_load(const char *path, report_log *log, topo_error *err)
 	memset(log, 0, sizeof(*log));
 	if (!(buf = topo_read_file(path, TOPO_IO_MAX_BYTES, &len, err)))
 		return -1;
-	rc = report_log_parse(buf, len, path, log, err);
+	rc = report_log_load_mem(buf, len, path, log, err);
 	free(buf);
 	return rc;
 }

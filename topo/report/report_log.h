@@ -1,15 +1,16 @@
 /*
  * report_log: a decision log read back for placement-report.
  *
- * The log is JSON lines. Two kinds of decision line are understood, so the
- * report works on whatever wrote the log:
- *   - the engine's decision record (docs/decision-record.md: "job",
- *     "chosen", "baseline", "alternatives", ...), written by
- *     place_record_write() and by topognn-sim --decision-log;
- *   - the Slurm plugin's commit line ("job_id", "nodes", "topognn",
- *     "baseline", "followed", ...), which also says what Slurm allocated.
- * and one event line: {"event": "end", "job": N, "timestamp": T,
- * "elapsed_s": E, "realised_slowdown": S} when a job ends.
+ * The log is JSON lines, all written by place_record (place_record.h), one
+ * format whoever wrote the log (docs/decision-record.md):
+ *   - the engine's decision record ("job", "request", "chosen", "baseline",
+ *     "alternatives", ...), as topognn-sim --decision-log writes it;
+ *   - the commit line ("job_id", "nodes", "topognn", "baseline",
+ *     "followed", ...) of a decision that became an allocation, as the Slurm
+ *     plugin writes it: the decision record inside it ("decision") is read
+ *     like any other, and the commit adds what the scheduler allocated;
+ *   - the end event: {"event": "end", "job": N, "timestamp": T,
+ *     "elapsed_s": E, "realised_slowdown": S} when a job ends.
  *
  * A log is appended to while jobs run, so a torn or foreign line is skipped
  * and counted rather than failing the whole report; the first such line is
@@ -41,7 +42,7 @@ typedef struct report_decision {
 	double timestamp;     /* seconds since the epoch */
 	int ok;
 	char reason[256];
-	char format[8];       /* "record" or "plugin" */
+	char format[8];       /* "record", or "plugin" for a commit line */
 	char policy[16], baseline_policy[16], scorer[32], mode[16];
 	char model[512];      /* the GNN model file that scored; "" none or unknown */
 	int candidates;
@@ -78,9 +79,9 @@ typedef struct report_log {
  * err when the file cannot be read or memory runs out. */
 int report_log_load(const char *path, report_log *log, topo_error *err);
 
-/* Parse text as a log (source names it in first_skip). */
-int report_log_parse(const char *text, size_t len, const char *source, report_log *log,
-		     topo_error *err);
+/* The same from memory: text[0..len) (source names it in first_skip). */
+int report_log_load_mem(const char *text, size_t len, const char *source, report_log *log,
+			topo_error *err);
 
 void report_log_free(report_log *log);
 

@@ -24,20 +24,19 @@
 #include <string.h>
 #include <time.h>
 
+/* The defaults of topognn-sim (docs/simulator.md): tree placement on DGX
+ * H100 hosts (8 GPUs, 112 cores). */
+static const sim_config default_config = {
+	.policy = PLACE_POLICY_TREE, .seed = 1,
+	.gpus_per_host = 8, .cores_per_host = 112,
+	.backfill_depth = 100, .train_every = 10,
+	.lookahead_k = 8, .lookahead_horizon_s = 24 * 3600.0, .lookahead_wait_weight = 0.3,
+	.log_baseline = PLACE_POLICY_TREE, .log_epoch = 1.7e9, /* the decision log */
+};
+
 void sim_config_init(sim_config *cfg)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->policy = PLACE_POLICY_TREE;
-	cfg->seed = 1;
-	cfg->gpus_per_host = 8;
-	cfg->cores_per_host = 112;
-	cfg->backfill_depth = 100;
-	cfg->train_every = 10;
-	cfg->lookahead_k = 8;
-	cfg->lookahead_horizon_s = 24 * 3600.0;
-	cfg->lookahead_wait_weight = 0.3;
-	cfg->log_baseline = PLACE_POLICY_TREE;
-	cfg->log_epoch = 1.7e9;
+	*cfg = default_config;
 }
 
 int sim_config_set_policy(sim_config *cfg, const char *name)
@@ -215,11 +214,9 @@ static void end_job(sim *s, int ri)
 	s->run[ri] = s->run[--s->nrun];
 	s->done++;
 	if (s->cfg->decision_log && !s->is_fork)
-		fprintf(s->cfg->decision_log,
-			"{\"event\":\"end\",\"job\":%d,\"timestamp\":%.17g,\"elapsed_s\":%.3f,"
-			"\"realised_slowdown\":%.6g}\n",
-			idx + 1, s->cfg->log_epoch + s->now, j->end - j->start,
-			j->base > 0 ? (j->end - j->start) / j->base : 1.0);
+		(void)place_record_write_end(s->cfg->decision_log, (uint32_t)idx + 1,
+					     s->cfg->log_epoch + s->now, j->end - j->start,
+					     j->base > 0 ? (j->end - j->start) / j->base : 1.0);
 }
 
 /* ---- scheduling: FCFS + EASY backfill ------------------------------------ */

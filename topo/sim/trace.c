@@ -3,15 +3,13 @@
  * input and the processor->host mapping (see trace.h).
  *
  * Compressed logs (the Parallel Workloads Archive ships .swf.gz) are read
- * through a `gzip -dc -- FILE` child started with posix_spawnp, so the
+ * through a `gzip -dc -- FILE` child (topo_spawn_reader), so the
  * library needs no zlib and no shell ever sees the file name.
  */
 #include "trace.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -19,7 +17,6 @@
 
 #include "topo_io.h"
 
-extern char **environ;
 
 void trace_init(topo_trace *t)
 {
@@ -94,33 +91,18 @@ static int is_gzip(FILE *f)
 static FILE *gunzip_open(const char *path, pid_t *pid, topo_error *err)
 {
 	char *argv[] = {"gzip", "-dc", "--", (char *)path, NULL};
-	posix_spawn_file_actions_t fa;
-	int fd[2], rc;
+	const char *why;
+	int fd = topo_spawn_reader(argv, pid, &why);
 	FILE *f;
 
-	if (pipe(fd) != 0) {
-		topo_error_set(err, path, 0, "cannot create a pipe for gzip: %s", strerror(errno));
+	if (fd < 0) {
+		topo_error_set(err, path, 0, "is gzip-compressed and gzip %s: %s", why,
+			       strerror(errno));
 		return NULL;
 	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd[1], STDOUT_FILENO);
-	posix_spawn_file_actions_addclose(&fa, fd[0]);
-	posix_spawn_file_actions_addclose(&fa, fd[1]);
-	/* gzip's own complaint would be printing from the library: the exit
-	 * status is turned into a topo_error instead */
-	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-	rc = posix_spawnp(pid, "gzip", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fd[1]);
-	if (rc != 0) {
-		close(fd[0]);
-		topo_error_set(err, path, 0, "is gzip-compressed and gzip cannot be started: %s",
-			       strerror(rc));
-		return NULL;
-	}
-	f = fdopen(fd[0], "r");
+	f = fdopen(fd, "r");
 	if (!f) {
-		close(fd[0]);
+		close(fd);
 		waitpid(*pid, NULL, 0);
 		topo_error_set(err, path, 0, "cannot read gzip's output");
 	}
@@ -150,8 +132,8 @@ static int read_detected(topo_trace *t, FILE *f, const char *source, topo_error 
 		topo_error_set(err, source, 0, "out of memory reading the trace");
 		return -1;
 	}
-	rc = fmt == TOPO_TRACE_SWF ? trace_read_swf(t, mem, source, err)
-				   : trace_read_alibaba(t, mem, source, err);
+	rc = fmt == TOPO_TRACE_SWF ? trace_load_swf(t, mem, source, err)
+				   : trace_load_alibaba(t, mem, source, err);
 	fclose(mem);
 	free(buf);
 	return rc;

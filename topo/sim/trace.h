@@ -60,8 +60,8 @@ int trace_load(topo_trace *t, const char *path, topo_error *err);
 
 /* Parse an already opened stream in a known format; `source` names it in
  * errors. Used by trace_load and the tests. Returns 0 or -1. */
-int trace_read_swf(topo_trace *t, FILE *f, const char *source, topo_error *err);
-int trace_read_alibaba(topo_trace *t, FILE *f, const char *source, topo_error *err);
+int trace_load_swf(topo_trace *t, FILE *f, const char *source, topo_error *err);
+int trace_load_alibaba(topo_trace *t, FILE *f, const char *source, topo_error *err);
 
 /* Which format a file's first bytes look like; -1 when neither. */
 int trace_detect(const char *head, size_t len);

@@ -137,7 +137,7 @@ static int pod(topo_trace *t, char *line, const int *pos, int ncols, const char 
 	return 0;
 }
 
-int trace_read_alibaba(topo_trace *t, FILE *f, const char *source, topo_error *err)
+int trace_load_alibaba(topo_trace *t, FILE *f, const char *source, topo_error *err)
 {
 	char *buf = NULL;
 	size_t cap = 0;

@@ -83,7 +83,7 @@ static int swf_int_fields_in_range(const double *v, const char *source, int line
 	return 0;
 }
 
-int trace_read_swf(topo_trace *t, FILE *f, const char *source, topo_error *err)
+int trace_load_swf(topo_trace *t, FILE *f, const char *source, topo_error *err)
 {
 	char *buf = NULL;
 	size_t cap = 0;

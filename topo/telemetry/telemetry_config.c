@@ -45,16 +45,17 @@ const char *telem_counter_metric(telem_counter c)
 
 /* ---- configuration --------------------------------------------------------- */
 
+/* The defaults in docs/telemetry.md's option table; everything else off. */
+static const telem_config default_config = {
+	.connect_timeout_ms = 1000, .timeout_ms = 3000, /* one attempt */
+	.retries = 2, .backoff_ms = 100,
+	.window_s = 60, .max_age_s = 30, /* what a reply's samples may cover */
+	.max_reply_bytes = (size_t)64 << 20,
+};
+
 void telem_config_init(telem_config *cfg)
 {
-	memset(cfg, 0, sizeof(*cfg));
-	cfg->connect_timeout_ms = 1000;
-	cfg->timeout_ms = 3000;
-	cfg->retries = 2;
-	cfg->backoff_ms = 100;
-	cfg->window_s = 60;
-	cfg->max_age_s = 30;
-	cfg->max_reply_bytes = (size_t)64 << 20;
+	*cfg = default_config;
 }
 
 int telem_config_set(telem_config *cfg, const char *key, const char *value, topo_error *err)

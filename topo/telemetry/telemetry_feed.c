@@ -264,22 +264,23 @@ int telem_feed_apply(telem_feed *f, place_state *state)
 	return changed;
 }
 
-uint64_t telem_feed_snapshots(telem_feed *f)
+/* One of f's counters, read under its lock (the thread writes them). */
+static uint64_t locked_count(telem_feed *f, const uint64_t *counter)
 {
 	uint64_t n;
 
 	pthread_mutex_lock(&f->lock);
-	n = f->snapshots;
+	n = *counter;
 	pthread_mutex_unlock(&f->lock);
 	return n;
 }
 
+uint64_t telem_feed_snapshots(telem_feed *f)
+{
+	return locked_count(f, &f->snapshots);
+}
+
 uint64_t telem_feed_failures(telem_feed *f)
 {
-	uint64_t n;
-
-	pthread_mutex_lock(&f->lock);
-	n = f->failures;
-	pthread_mutex_unlock(&f->lock);
-	return n;
+	return locked_count(f, &f->failures);
 }
