@@ -222,6 +222,7 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	bool have_dec;
 	hostlist_t *groups_hl = NULL;
 	char *plan = NULL, *groups = NULL, *chosen = NULL, *baseline = NULL;
+	const char *sharp;
 	int ngroups = 0, nleaves = 0, others;
 	json_t *rec, *arr;
 	char *line;
@@ -268,6 +269,8 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 		xfree(names);
 		FREE_NULL_BITMAP(bm);
 	}
+	if ((sharp = topognn_plan_sharp(ctx, job_ptr)))
+		xstrfmtcat(plan, "%s%s", plan ? ";" : "", sharp);
 	for (int s = 0; s < ctx->switch_cnt; s++) {
 		if (ctx->switch_level[s] == 0 &&
 		    bit_overlap_any(ctx->switch_bitmap[s],

@@ -37,7 +37,7 @@ static void test_record_fields(void **st)
 	r.exclusive = 1;
 	r.required = need;
 	r.nrequired = 1;
-	r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 2e9, 0.5 };
+	r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 2e9, 0.5, 0 };
 	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
 	line = place_record_json(c, &r, &d, place_engine_scorer_name(e, PLACE_POLICY_MODEL),
 				 1700000000.5);
@@ -139,7 +139,7 @@ static void test_record_locality(void **st)
 	r.job_id = 7;
 	r.min_hosts = 3;
 	r.exclusive = 1;
-	r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 2e9, 0.5 };
+	r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 2e9, 0.5, 0 };
 	r.now_s = 1000;
 	r.time_limit_s = 10000;
 	r.deferred_s = 120;
