@@ -74,7 +74,7 @@ static int add_background(place_state *s, int nhosts, double fill)
 	while (hosts && h < nhosts) {
 		int n = sizes[rnd(8)];
 		place_comm comm = { n > 1 && rnd(2) ? PLACE_COMM_HEAVY : PLACE_COMM_LIGHT,
-				    PLACE_PATTERN_RING, 1e9, 0.2 };
+				    PLACE_PATTERN_RING, 1e9, 0.2, 0 };
 
 		if (h + n > nhosts)
 			n = nhosts - h;
@@ -107,7 +107,7 @@ static void print_row(const char *name, double *lat, double *cpu, int n, int pla
 static void change_state(place_state *s, int nhosts, int i)
 {
 	static int hosts[16];
-	place_comm comm = { PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.2 };
+	place_comm comm = { PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.2, 0 };
 	uint32_t id = 900000u + (uint32_t)(i / 2);
 
 	if (i % 2) {
@@ -153,7 +153,7 @@ static void measure_refresh(place_engine *e, place_state *s, int mode, uint32_t 
 	}
 	memset(&r, 0, sizeof(r));
 	r.exclusive = 1;
-	r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.2 };
+	r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.2, 0 };
 	r.job_id = job;
 	r.min_hosts = hosts;
 	place_decide(e, s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d);
@@ -238,7 +238,7 @@ int main(int argc, char **argv)
 
 		memset(&r, 0, sizeof(r));
 		r.exclusive = 1;
-		r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.2 };
+		r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.2, 0 };
 		rng = 777; /* the same requests for every policy */
 		if (place_engine_refresh(e, s, buf, sizeof(buf)) < 0) {
 			fprintf(stderr, "place_latency: %s\n", buf);

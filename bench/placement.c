@@ -10,7 +10,15 @@
  *      oversubscription, KTH jobs scaled 16x plus Alibaba's GPU pods filling
  *      the gaps;
  *   3. a generated 512-host, 4-rail fat-tree with 4:1 oversubscription
- *      (16 groups of 32), KTH jobs scaled 4x.
+ *      (16 groups of 32), KTH jobs scaled 4x;
+ *   4. NVL72: 16 GB200 NVL72 racks (18 hosts of 4 GPUs, one NVLink domain
+ *      each) on a generated 4-rail non-blocking InfiniBand fat-tree of 4
+ *      groups of 72 hosts (4 racks), KTH jobs scaled 2x;
+ *   5. partial SHARP: a generated 512-host, 1-rail fat-tree with 2:1
+ *      oversubscription whose leaves reach 16 of 24 spines each (any two
+ *      leaves share some), SHARP on every leaf and spines 1-8 only (reached
+ *      by the leaves of all groups but 3, 6, 9, 12 and 15), KTH jobs scaled
+ *      4x, half of the heavy jobs SHARP users.
  * A seed changes the communication profile each multi-node job draws (so
  * which jobs are heavy and how many bytes they send), not the trace. For
  * every seed each policy runs on the same workload; its ratio to tree's
@@ -20,7 +28,7 @@
  * multi-group placements among them) are printed too.
  *
  *   placement [--quick] [--json] [--seeds N] [--scenario K] [--model FILE]
- *             [--jobs1 N] [--jobs2 N] [--jobs3 N] [--policies LIST]
+ *             [--jobs1 N] ... [--jobs5 N] [--policies LIST]
  *             [--locality-wait FRAC[,CAP]]
  *
  * --locality-wait: how long heavy jobs under model and gnn may wait for
@@ -28,8 +36,8 @@
  * by default topognn.conf's default (1,8h), so the benchmark measures what
  * an admin gets; "off": nobody waits, as in topognn-sim.
  *
- * Job counts are bounded so that the full matrix (3 scenarios x 5 seeds x
- * tree, model, gnn) takes about 10 minutes on this project's shared 2-core
+ * Job counts are bounded so that the first three scenarios (x 5 seeds x
+ * tree, model, gnn) take about 10 minutes on this project's shared 2-core
  * machine. --quick: scenario 1 only, its first 1,000 jobs, 3 seeds (the
  * README's version, well under a minute).
  */
@@ -53,6 +61,7 @@
 
 #define MAX_SEEDS 30
 #define MAX_POL PLACE_POLICY_COUNT
+#define NSCEN 5
 
 /* The metrics reported as ratios to tree, by their sim_metrics_json key,
  * with the table's short title. */
@@ -77,11 +86,13 @@ typedef struct scenario {
 	const char *name, *title, *kind, *arg;
 	const char *traces[2];
 	int ntraces, jobs, scale;
+	int gpus;           /* GPUs per host; 0: the simulator's default (8) */
+	double sharp_share; /* share of heavy jobs that are SHARP users */
 } scenario;
 
 typedef struct opts {
 	int quick, json, seeds, only;
-	int jobs[3];
+	int jobs[NSCEN];
 	const char *policies, *model;
 	double wait_frac, wait_cap_s; /* --locality-wait (default topognn.conf's); 0: none */
 	char defmodel[4096];
@@ -206,6 +217,9 @@ static int run_scenario(const scenario *sc, const opts *o, const topo_comm_profi
 			cfg.model_path = o->model;
 			cfg.locality_wait_frac = o->wait_frac;
 			cfg.locality_wait_cap_s = o->wait_cap_s;
+			cfg.sharp_share = sc->sharp_share;
+			if (sc->gpus > 0)
+				cfg.gpus_per_host = sc->gpus;
 			if (isatty(STDERR_FILENO))
 				fprintf(stderr, "\r%s: seed %d/%d %-10s", sc->name, s + 1, o->seeds,
 					r->names[p]);
@@ -340,6 +354,8 @@ static int parse_opts(int argc, char **argv, opts *o)
 	o->jobs[0] = 3000;
 	o->jobs[1] = 1500;
 	o->jobs[2] = 3000;
+	o->jobs[3] = 3000;
+	o->jobs[4] = 3000;
 	o->policies = "tree,model,gnn";
 	o->wait_frac = PLACE_LOCALITY_WAIT_FRAC_DEFAULT;
 	o->wait_cap_s = PLACE_LOCALITY_WAIT_CAP_S_DEFAULT;
@@ -359,7 +375,7 @@ static int parse_opts(int argc, char **argv, opts *o)
 			o->policies = v;
 		else if (strcmp(a, "--seeds") == 0 && atoi(v) >= 1 && atoi(v) <= MAX_SEEDS)
 			o->seeds = atoi(v);
-		else if (strcmp(a, "--scenario") == 0 && atoi(v) >= 1 && atoi(v) <= 3)
+		else if (strcmp(a, "--scenario") == 0 && atoi(v) >= 1 && atoi(v) <= NSCEN)
 			o->only = atoi(v);
 		else if (strcmp(a, "--locality-wait") == 0) {
 			char why[256];
@@ -370,7 +386,7 @@ static int parse_opts(int argc, char **argv, opts *o)
 				return -1;
 			}
 		}
-		else if (strncmp(a, "--jobs", 6) == 0 && a[6] >= '1' && a[6] <= '3' && !a[7] &&
+		else if (strncmp(a, "--jobs", 6) == 0 && a[6] >= '1' && a[6] <= '0' + NSCEN && !a[7] &&
 			 atoi(v) >= 1)
 			o->jobs[a[6] - '1'] = atoi(v);
 		else
@@ -391,9 +407,9 @@ static int parse_opts(int argc, char **argv, opts *o)
 	}
 	return 0;
 usage:
-	fprintf(stderr, "usage: placement [--quick] [--json] [--seeds N (1-%d)] [--scenario 1-3] "
-			"[--model FILE]\n                 [--jobs1 N] [--jobs2 N] [--jobs3 N] "
-			"[--policies LIST] [--locality-wait FRAC[,CAP]]\n", MAX_SEEDS);
+	fprintf(stderr, "usage: placement [--quick] [--json] [--seeds N (1-%d)] [--scenario 1-%d] "
+			"[--model FILE]\n                 [--jobs1 N] ... [--jobs%d N] "
+			"[--policies LIST] [--locality-wait FRAC[,CAP]]\n", MAX_SEEDS, NSCEN, NSCEN);
 	return -1;
 }
 
@@ -402,17 +418,27 @@ int main(int argc, char **argv)
 	static runs r; /* large: seeds x policies x metrics */
 	const char *kth = TRACES_DIR "/KTH-SP2-1996-2.1-cln.swf.gz";
 	const char *ali = TRACES_DIR "/alibaba-gpu-v2023-openb_pod_list_default.csv";
-	scenario sc[3] = {
+	scenario sc[NSCEN] = {
 		{"superpod-kth", "1. DGX H100 SuperPOD fabric, KTH SP2 log (1 processor = 1 host)",
 		 "ibnetdiscover", FIXTURES_DIR "/fabrics/dgx-h100-superpod.ibnetdiscover",
-		 {kth}, 1, 0, 1},
+		 {kth}, 1, 0, 1, 0, 0},
 		{"fattree2048-2to1-kth16-alibaba",
 		 "2. generated fat-tree: 2,048 hosts, 8 rails, 2:1 leaf oversubscription; "
 		 "KTH x16 + Alibaba GPU pods",
-		 "fattree", "groups=16,hosts=128,rails=8,oversub=2", {kth, ali}, 2, 0, 16},
+		 "fattree", "groups=16,hosts=128,rails=8,oversub=2", {kth, ali}, 2, 0, 16, 0, 0},
 		{"fattree512-4to1-kth4",
 		 "3. generated fat-tree: 512 hosts, 4 rails, 4:1 leaf oversubscription; KTH x4",
-		 "fattree", "groups=16,hosts=32,rails=4,oversub=4", {kth}, 1, 0, 4},
+		 "fattree", "groups=16,hosts=32,rails=4,oversub=4", {kth}, 1, 0, 4, 0, 0},
+		{"nvl72x16-ib4rail-kth2",
+		 "4. 16 GB200 NVL72 racks (18 hosts x 4 GPUs, NVLink domains) on a 4-rail "
+		 "InfiniBand fat-tree, 4 groups of 72; KTH x2",
+		 "fattree", "groups=4,hosts=72,rails=4,oversub=1,gpus=4,nvl=18,spines=8", {kth}, 1, 0,
+		 2, 4, 0},
+		{"fattree512-partial-sharp-kth4",
+		 "5. generated fat-tree: 512 hosts, 1 rail, 2:1, SHARP on 8 of 24 spines; KTH x4, "
+		 "half of the heavy jobs SHARP users",
+		 "fattree", "groups=16,hosts=32,rails=1,oversub=2,spines=24,sharp=8", {kth}, 1, 0, 4,
+		 0, 0.5},
 	};
 	topo_comm_profile prof[4];
 	topo_error err;
@@ -428,7 +454,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "placement: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 		return 1;
 	}
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < NSCEN; i++) {
 		if (o.only && o.only != i + 1)
 			continue;
 		sc[i].jobs = o.jobs[i];

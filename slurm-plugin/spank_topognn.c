@@ -10,6 +10,7 @@
  *        report_dir=/var/lib/topognn/report [cpu_bind=yes] [rail_aligned=no] \
  *        [housekeeping=0-1] [proc_root=DIR sys_root=DIR] \
  *        [nic_role=storage=REGEX ...]  (up to 8; NICs never given to NCCL)
+ *        [sharp=yes]  (NCCL_COLLNET_ENABLE=1 for jobs whose plan says sharp=1)
  *  (%n: this node's Slurm name, %h: its host name; no hwloc=: live hwloc.)
  *
  *  Callbacks:
@@ -74,6 +75,7 @@ static struct {
 	enum irq_mode irq;
 	int cpu_bind;
 	int rail_aligned;
+	int sharp;
 	int parsed;
 } conf;
 
@@ -161,6 +163,8 @@ static void parse_args(int ac, char **av)
 			yes_no(key, v, &conf.cpu_bind);
 		else if (!strcmp(key, "rail_aligned"))
 			yes_no(key, v, &conf.rail_aligned);
+		else if (!strcmp(key, "sharp"))
+			yes_no(key, v, &conf.sharp);
 		else if (!strcmp(key, "irq")) {
 			if (!strcmp(v, "off"))
 				conf.irq = IRQ_OFF;
@@ -330,7 +334,7 @@ static bind_plan *make_plan(env_ctx *c, const char *node, const char *cores, int
 {
 	topo_graph *g = topo_graph_new();
 	bind_policy pol = { conf.socket_ifname, conf.rail_aligned, conf.cpu_bind,
-			    conf.sys_root ? conf.sys_root : "/sys" };
+			    conf.sys_root ? conf.sys_root : "/sys", conf.sharp };
 	bind_request req = { 0 };
 	const char *from, *plan;
 	topo_error err;

@@ -138,6 +138,12 @@ extern const char *topognn_mode_name(topognn_mode_t mode);
 extern void topognn_classify(const topognn_conf_t *conf, job_record_t *job_ptr,
 			     uint32_t nodes, place_comm *comm,
 			     const char **why);
+/* The job plan's SHARP item for a started job: "sharp=1" when it is a SHARP
+ * user whose allocation lies under one SHARP aggregation tree, "sharp=0"
+ * for a SHARP user whose allocation does not, NULL otherwise (no SHARP in
+ * the graph, or not a SHARP user). Static strings. */
+extern const char *topognn_plan_sharp(const topognn_ctx_t *ctx,
+				      job_record_t *job_ptr);
 
 /* ---- topognn_map.c ---- */
 

@@ -200,7 +200,7 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	bool have_dec;
 	hostlist_t *groups_hl = NULL;
 	char *plan = NULL, *groups = NULL, *chosen = NULL, *baseline = NULL;
-	const char **group_names;
+	const char **group_names, *sharp;
 	place_commit cm = { 0 };
 
 	if (!job_ptr || !job_ptr->node_bitmap)
@@ -244,6 +244,8 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 		xfree(names);
 		FREE_NULL_BITMAP(bm);
 	}
+	if ((sharp = topognn_plan_sharp(ctx, job_ptr)))
+		xstrfmtcat(plan, "%s%s", plan ? ";" : "", sharp);
 	for (int s = 0; s < ctx->switch_cnt; s++) {
 		if (ctx->switch_level[s] == 0 &&
 		    bit_overlap_any(ctx->switch_bitmap[s],

@@ -61,7 +61,7 @@ static bind_plan *plan_for(const host *h, const int *gpus, int ngpus, const char
 			   const char *plan)
 {
 	bind_request req = { gpus, ngpus, NULL, plan, nic, 0, NULL, NULL };
-	bind_policy pol = { NULL, 1, 0, NULL };
+	bind_policy pol = { NULL, 1, 0, NULL, 0 };
 	topo_error err;
 	bind_plan *p = bind_plan_make(h->g, h->id, &req, &pol, &err);
 
@@ -182,7 +182,7 @@ static void test_user_values_kept(void **state)
 	const int g01[] = { 0, 1 };
 	const char *user[] = { "NCCL_IB_HCA=mlx5_3", "PATH=/bin", NULL };
 	bind_request req = { g01, 2, NULL, NULL, NULL, 0, fake_getenv, user };
-	bind_policy pol = { "=eth0", 1, 0, NULL };
+	bind_policy pol = { "=eth0", 1, 0, NULL, 0 };
 	topo_error err;
 	bind_plan *p = bind_plan_make(h.g, h.id, &req, &pol, &err);
 	const bind_plan_env *e;
@@ -224,7 +224,7 @@ static void test_nic_option(void **state)
 	host h = load(LASSEN, "lassen28");
 	const int g01[] = { 0, 1 };
 	bind_request req = { g01, 2, NULL, NULL, "mlx5_9", 0, NULL, NULL };
-	bind_policy pol = { "eth0", 1, 0, NULL };
+	bind_policy pol = { "eth0", 1, 0, NULL, 0 };
 	topo_error err;
 	bind_plan *p;
 
@@ -267,7 +267,7 @@ static void test_rail_plan(void **state)
 	host h = load(LASSEN, "lassen28");
 	const int g0[] = { 0 }, g2[] = { 2 }, g01[] = { 0, 1 };
 	bind_request req = { g0, 1, NULL, "su1:n[001-008];rail=1", NULL, 0, NULL, NULL };
-	bind_policy off = { NULL, 0, 0, NULL };
+	bind_policy off = { NULL, 0, 0, NULL, 0 };
 	topo_error err;
 	bind_plan *p;
 
@@ -306,12 +306,68 @@ static void test_rail_plan(void **state)
 	topo_graph_free(h.g);
 }
 
+/* SHARP: NCCL_COLLNET_ENABLE=1 only for a plan that says sharp=1 and an
+ * admin policy that allows it (plugstack.conf sharp=yes); a user's own
+ * value is kept. */
+static void test_sharp_collnet(void **state)
+{
+	host h = load(LASSEN, "lassen28");
+	const int g0[] = { 0 };
+	const char *user[] = { "NCCL_COLLNET_ENABLE=0", NULL };
+	bind_request req = { g0, 1, NULL, "su1:n[001-008];sharp=1", NULL, 0, NULL, NULL };
+	bind_policy on = { NULL, 1, 0, NULL, 1 }, off = { NULL, 1, 0, NULL, 0 };
+	const bind_plan_env *e;
+	topo_error err;
+	bind_plan *p;
+
+	(void)state;
+	assert_int_equal(bind_plan_sharp("su1:n[001-008];sharp=1"), 1);
+	assert_int_equal(bind_plan_sharp(" sharp=0;rail=0-3"), 0);
+	assert_int_equal(bind_plan_sharp("sharp=10"), 0);
+	assert_int_equal(bind_plan_sharp(NULL), 0);
+	p = bind_plan_make(h.g, h.id, &req, &on, &err);
+	assert_non_null(p);
+	assert_string_equal(env(p, "NCCL_COLLNET_ENABLE"), "1");
+	assert_string_equal(env(p, "NCCL_IB_HCA"), "=mlx5_0:1");
+	bind_plan_free(p);
+	/* --topognn-nic=none still gets the collective algorithm */
+	req.nic = "none";
+	p = bind_plan_make(h.g, h.id, &req, &on, &err);
+	assert_string_equal(env(p, "NCCL_COLLNET_ENABLE"), "1");
+	assert_null(env(p, "NCCL_IB_HCA"));
+	bind_plan_free(p);
+	req.nic = NULL;
+	/* the admin has not enabled it */
+	p = bind_plan_make(h.g, h.id, &req, &off, &err);
+	assert_null(env(p, "NCCL_COLLNET_ENABLE"));
+	bind_plan_free(p);
+	/* not eligible, or no SHARP item */
+	req.plan = "su1:n[001-008];sharp=0";
+	p = bind_plan_make(h.g, h.id, &req, &on, &err);
+	assert_null(env(p, "NCCL_COLLNET_ENABLE"));
+	bind_plan_free(p);
+	req.plan = "su1:n[001-008]";
+	p = bind_plan_make(h.g, h.id, &req, &on, &err);
+	assert_null(env(p, "NCCL_COLLNET_ENABLE"));
+	bind_plan_free(p);
+	/* the user's value wins (the caller logs it) */
+	req.plan = "sharp=1";
+	req.getenv = fake_getenv;
+	req.getenv_ctx = (void *)user;
+	p = bind_plan_make(h.g, h.id, &req, &on, &err);
+	e = bind_plan_find_env(p, "NCCL_COLLNET_ENABLE");
+	assert_non_null(e);
+	assert_string_equal(e->user_value, "0");
+	bind_plan_free(p);
+	topo_graph_free(h.g);
+}
+
 static void test_cpu_lists(void **state)
 {
 	host h = load(LASSEN, "lassen28"), c = load(CONAN, "conan");
 	const int g02[] = { 0, 2 }, c01[] = { 0, 1 };
 	bind_request req = { g02, 2, "8-15,96-103", NULL, NULL, 0, NULL, NULL };
-	bind_policy pol = { NULL, 1, 1, NULL };
+	bind_policy pol = { NULL, 1, 1, NULL, 0 };
 	topo_error err;
 	bind_plan *p;
 
@@ -445,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_user_values_kept),
 		cmocka_unit_test(test_nic_option),
 		cmocka_unit_test(test_rail_plan),
+		cmocka_unit_test(test_sharp_collnet),
 		cmocka_unit_test(test_cpu_lists),
 		cmocka_unit_test(test_no_gpus_and_errors),
 		cmocka_unit_test(test_gpu_lists),

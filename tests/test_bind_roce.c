@@ -167,7 +167,7 @@ static void test_storage_never_planned(void **state)
 	fixture *f = *state;
 	int gpus[] = { 0, 1 };
 	bind_request req = { .gpus = gpus, .ngpus = 2 };
-	bind_policy pol = { NULL, 1, 0, f->root };
+	bind_policy pol = { NULL, 1, 0, f->root, 0 };
 	topo_error err;
 	bind_plan *p;
 
@@ -213,7 +213,7 @@ static void test_no_sysfs_no_roce_vars(void **state)
 	fixture *f = *state;
 	int gpus[] = { 0, 1 };
 	bind_request req = { .gpus = gpus, .ngpus = 2 };
-	bind_policy pol = { NULL, 1, 0, NULL };
+	bind_policy pol = { NULL, 1, 0, NULL, 0 };
 	topo_error err;
 	bind_plan *p = bind_plan_make(f->g, f->host, &req, &pol, &err);
 

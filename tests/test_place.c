@@ -73,7 +73,7 @@ static const char *names(const place_cluster *c, const place_choice *ch)
 
 static void busy(fx *f, uint32_t id, const int *hosts, int n, place_comm_class cls)
 {
-	place_comm comm = { cls, PLACE_PATTERN_RING, 1e9, 0.1 };
+	place_comm comm = { cls, PLACE_PATTERN_RING, 1e9, 0.1, 0 };
 
 	assert_int_equal(place_state_add_job(f->s, id, hosts, n, 0, 0, &comm), 0);
 }

@@ -49,7 +49,7 @@ static void fx_close(fx *f)
 
 static void job(fx *f, uint32_t id, const int *hosts, int n, double end)
 {
-	place_comm comm = { PLACE_COMM_NONE, PLACE_PATTERN_RING, 0, 0 };
+	place_comm comm = { PLACE_COMM_NONE, PLACE_PATTERN_RING, 0, 0, 0 };
 
 	assert_int_equal(place_state_add_job(f->s, id, hosts, n, 0, 0, &comm), 0);
 	assert_int_equal(place_state_set_job_end(f->s, id, end), 0);

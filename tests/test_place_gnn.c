@@ -38,7 +38,7 @@ typedef struct fx {
 	place_state *s;
 } fx;
 
-static const place_comm heavy = {PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e8, 1e-3};
+static const place_comm heavy = {PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e8, 1e-3, 0};
 
 static void fx_new(fx *f)
 {

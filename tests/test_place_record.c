@@ -31,7 +31,7 @@ static void heavy_request(place_request *r)
 	r->exclusive = 1;
 	r->required = n06;
 	r->nrequired = 1;
-	r->comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 2e9, 0.5 };
+	r->comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 2e9, 0.5, 0 };
 }
 
 static void test_record_fields(void **st)
@@ -152,7 +152,7 @@ static void test_record_locality(void **st)
 	r.job_id = 7;
 	r.min_hosts = 3;
 	r.exclusive = 1;
-	r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 2e9, 0.5 };
+	r.comm = (place_comm){ PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 2e9, 0.5, 0 };
 	r.now_s = 1000;
 	r.time_limit_s = 10000;
 	r.deferred_s = 120;

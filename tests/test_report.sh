@@ -47,7 +47,9 @@ check "job 19: model chose tree's own set (the baseline's why_lost says so)" \
 	eq "$(jq_py "$tmp/j19.json" 'd["baseline"]["groups"], d["baseline"]["why_lost"]')" \
 	"(1, 'same hosts as the choice')"
 check "job 19: JSON keys" eq "$(jq_py "$tmp/j19.json" 'sorted(d.keys())')" \
-	"['alternatives', 'baseline', 'baseline_policy', 'candidates', 'chosen', 'confidence', 'ended', 'followed', 'format', 'groups', 'hop_diameter', 'hosts', 'job', 'latency_us', 'leaves', 'ngroups', 'nhosts', 'nleaves', 'node_side', 'notes', 'policy', 'predicted_cost', 'realised_slowdown', 'request', 'scorer', 'timestamp']"
+	"['alternatives', 'baseline', 'baseline_policy', 'candidates', 'chosen', 'confidence', 'ended', 'followed', 'format', 'groups', 'hop_diameter', 'hosts', 'job', 'latency_us', 'leaves', 'ngroups', 'nhosts', 'nleaves', 'node_side', 'notes', 'policy', 'predicted_cost', 'realised_slowdown', 'request', 'scorer', 'sharp_eligible', 'sharp_user', 'timestamp']"
+check "job 19: the SuperPOD has SHARP switches: not a SHARP user, eligibility shown" \
+	eq "$(jq_py "$tmp/j19.json" 'd["sharp_user"], d["sharp_eligible"] in (True, False)')" "(False, True)"
 check "job 19: 5 alternatives" eq "$(jq_py "$tmp/j19.json" 'len(d["alternatives"])')" 5
 "$tool" --decisions "$tmp/d.log" $G --no-color job 19 > "$tmp/j19.txt"
 check "job 19 table: the groups line" grep -q '^  groups        1: su8$' "$tmp/j19.txt"

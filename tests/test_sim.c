@@ -306,7 +306,7 @@ static void test_bound_and_avoidable(void **state)
 	json_t *j;
 
 	memset(&prof, 0, sizeof(prof));
-	prof.comm = (place_comm){PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.1};
+	prof.comm = (place_comm){PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.1, 0};
 	world_new(&w, "groups=2,hosts=4,rails=1");
 	swf(&t, SWF(1, 0, 1000, 3, 1000) SWF(2, 1, 1000, 3, 1000) SWF(3, 2, 400, 2, 400)
 		SWF(4, 5000, 400, 6, 400));
@@ -334,6 +334,107 @@ static void test_bound_and_avoidable(void **state)
 	json_decref(j);
 	trace_free(&t);
 	world_free(&w);
+}
+
+/* SHARP: on 4 groups of 4 hosts (1 rail, 2 up-links per leaf, 4 spines,
+ * SHARP on every leaf and spines 1-2), groups 1 and 3 share spines 1-2.
+ * A job on 2 hosts of group 1 and 2 of group 3 as a ring: 4 flows, 2 of
+ * them between leaves; reduced in the network: 4 host streams, one per
+ * leaf (2) crossing. A job on groups 2 and 4 (spines 3-4, no SHARP) is not
+ * eligible; the simulator then uses the ring. */
+static void test_sharp_streams(void **state)
+{
+	struct world w;
+	topo_error err;
+	sim_net *n;
+	sim_flows f = {0};
+	int h13[4], h24[4];
+
+	(void)state;
+	world_new(&w, "groups=4,hosts=4,rails=1,oversub=2,spines=4,sharp=2,prefix=n,digits=2");
+	n = sim_net_new(w.c, &err);
+	assert_non_null(n);
+	for (int i = 0; i < 2; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "n%02d", 1 + i);
+		h13[i] = place_cluster_find_host(w.c, name);
+		snprintf(name, sizeof(name), "n%02d", 9 + i);
+		h13[2 + i] = place_cluster_find_host(w.c, name);
+		snprintf(name, sizeof(name), "n%02d", 5 + i);
+		h24[i] = place_cluster_find_host(w.c, name);
+		snprintf(name, sizeof(name), "n%02d", 13 + i);
+		h24[2 + i] = place_cluster_find_host(w.c, name);
+	}
+	assert_int_equal(place_cluster_sharp_eligible(w.c, h13, 4), 1);
+	assert_int_equal(place_cluster_sharp_eligible(w.c, h24, 4), 0);
+	assert_true(place_cluster_sharp_root(w.c, h13, 4, 0) >= 0);
+	assert_int_equal(place_cluster_sharp_root(w.c, h24, 4, 0), -1);
+	assert_int_equal(sim_net_ring(n, h13, 4, &f), 0);
+	assert_true(f.flows == 4 && f.cross_leaf == 2 && f.cross_group == 2 && !f.fast);
+	assert_int_equal(sim_net_sharp(n, h13, 4, &f), 0);
+	assert_true(f.flows == 4 && f.cross_leaf == 2 && f.cross_group == 2 && f.fast);
+	/* 4 host cables x 2 directions + 2 leaf cables x 2 directions */
+	assert_int_equal(f.nres, 12);
+	for (int i = 0; i < f.nres; i++)
+		assert_float_equal(f.cnt[i], 1.0, 1e-12);
+	sim_flows_free(&f);
+	sim_net_free(n);
+	world_free(&w);
+}
+
+/* The same jobs with and without SHARP users, and with and without NVLink
+ * domains: in-network reduction moves fewer bytes between leaves, and a
+ * ring inside a domain moves none over the fabric, at the same or better
+ * slowdown; the physics do not depend on the policy. */
+static void test_sharp_and_nvlink_runs(void **state)
+{
+	struct world w, wn;
+	topo_trace t;
+	sim_metrics m0, m1, mt0, mt1;
+	sim_config cfg;
+	topo_error err;
+	topo_comm_profile prof;
+
+	(void)state;
+	memset(&prof, 0, sizeof(prof));
+	prof.comm = (place_comm){PLACE_COMM_HEAVY, PLACE_PATTERN_RING, 1e9, 0.1, 0};
+	world_new(&w, "groups=4,hosts=4,rails=1,oversub=2,spines=4,sharp=2");
+	swf(&t, SWF(1, 0, 1000, 8, 1000) SWF(2, 1, 1000, 4, 1000) SWF(3, 2, 400, 4, 400));
+	for (int sh = 0; sh < 2; sh++)
+		for (int p = 0; p < 2; p++) {
+			sim_config_init(&cfg);
+			cfg.policy = p ? PLACE_POLICY_MODEL : PLACE_POLICY_TREE;
+			cfg.profiles = &prof;
+			cfg.nprofiles = 1;
+			cfg.sharp_share = sh;
+			if (sim_run(w.c, &t, &cfg, sh ? (p ? &m1 : &mt1) : (p ? &m0 : &mt0), &err))
+				fail_msg("sim: %s", err.text);
+		}
+	assert_true(m1.cross_leaf_bytes_heavy < m0.cross_leaf_bytes_heavy);
+	assert_true(m1.mean_comm_slowdown < m0.mean_comm_slowdown);
+	assert_true(mt1.cross_leaf_bytes_heavy <= mt0.cross_leaf_bytes_heavy);
+	trace_free(&t);
+	world_free(&w);
+
+	/* 2 domains of 8 hosts over the same fabric shape */
+	world_new(&w, "groups=2,hosts=8,rails=1,oversub=2,gpus=4");
+	world_new(&wn, "groups=2,hosts=8,rails=1,oversub=2,gpus=4,nvl=8");
+	assert_int_equal(place_cluster_ndomains(wn.c), 2);
+	assert_float_equal(place_cluster_host_nvlink_gbps(wn.c, 0), 4 * 7200.0, 1e-9);
+	swf(&t, SWF(1, 0, 1000, 8, 1000) SWF(2, 1, 1000, 4, 1000) SWF(3, 2, 400, 4, 400));
+	sim_config_init(&cfg);
+	cfg.policy = PLACE_POLICY_MODEL;
+	cfg.profiles = &prof;
+	cfg.nprofiles = 1;
+	if (sim_run(w.c, &t, &cfg, &m0, &err) || sim_run(wn.c, &t, &cfg, &m1, &err))
+		fail_msg("sim: %s", err.text);
+	assert_true(m0.total_bytes_heavy > 0);
+	assert_float_equal(m1.total_bytes_heavy, 0, 1e-9); /* every job inside one domain */
+	assert_true(m1.mean_comm_slowdown < m0.mean_comm_slowdown);
+	trace_free(&t);
+	world_free(&w);
+	world_free(&wn);
 }
 
 static void locality_run(struct world *w, const topo_trace *t, place_policy p, double frac,
@@ -398,6 +499,8 @@ int main(void)
 		cmocka_unit_test(test_bound_gmin),
 		cmocka_unit_test(test_bound_and_avoidable),
 		cmocka_unit_test(test_locality_wait),
+		cmocka_unit_test(test_sharp_streams),
+		cmocka_unit_test(test_sharp_and_nvlink_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

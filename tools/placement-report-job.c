@@ -67,8 +67,8 @@ int cmd_job(struct ctx *x)
 	uint64_t id;
 	const report_decision *d;
 	report_node_outcome *nodes = NULL;
-	int nnodes = 0, hidx[4096], nh = 0, ng = 0, nl = 0, rc = 0;
-	char *groups = NULL, *leaves = NULL, *hl;
+	int nnodes = 0, hidx[4096], nh = 0, ng = 0, nl = 0, ndom = 0, sharp = -1, rc = 0;
+	char *groups = NULL, *leaves = NULL, *domains = NULL, *hl;
 	topo_error err;
 
 	if (topo_parse_u64(x->o->arg, 10, UINT32_MAX, &id)) {
@@ -93,6 +93,11 @@ int cmd_job(struct ctx *x)
 	if (x->c && nh) {
 		groups = report_span_names(x->c, hidx, nh, 0, &ng);
 		leaves = report_span_names(x->c, hidx, nh, 1, &nl);
+		if (place_cluster_ndomains(x->c) > 0)
+			domains = report_span_names(x->c, hidx, nh, 2, &ndom);
+		if (place_cluster_has_sharp(x->c))
+			sharp = nh == d->nallocated &&
+				place_cluster_sharp_eligible(x->c, hidx, nh);
 	}
 	if (x->o->node_dir) {
 		nnodes = report_node_load(x->o->node_dir, d->job, &nodes, &err);
@@ -129,6 +134,15 @@ int cmd_job(struct ctx *x)
 		json_object_set_new(root, "leaves", leaves ? json_string(leaves) : json_null());
 		json_object_set_new(root, "nleaves", json_integer(leaves ? nl : d->chosen.leaves));
 		json_object_set_new(root, "hop_diameter", json_integer(d->chosen.diameter));
+		if (domains) {
+			json_object_set_new(root, "nvlink_domains", json_string(domains));
+			json_object_set_new(root, "nnvlink_domains", json_integer(ndom));
+		}
+		if (sharp >= 0 || d->sharp_user) { /* a graph with SHARP, or a SHARP user */
+			json_object_set_new(root, "sharp_user", json_boolean(d->sharp_user));
+			json_object_set_new(root, "sharp_eligible", sharp < 0 ? json_null()
+									   : json_boolean(sharp));
+		}
 		json_object_set_new(root, "predicted_cost",
 				    isnan(d->chosen.cost) ? json_null() : json_real(d->chosen.cost));
 		json_object_set_new(root, "confidence", isnan(d->chosen.confidence)
@@ -194,6 +208,14 @@ int cmd_job(struct ctx *x)
 		else
 			printf("  leaves        %d\n", d->chosen.leaves);
 		printf("  hop diameter  %d\n", d->chosen.diameter);
+		if (domains)
+			printf("  nvlink        %d domain%s: %s\n", ndom, ndom == 1 ? "" : "s",
+			       ndom ? domains : "(hosts in none)");
+		if (sharp >= 0)
+			printf("  sharp         %s%s\n",
+			       sharp ? "eligible (under one SHARP aggregation tree)"
+				     : "not eligible (no SHARP tree joins its leaves)",
+			       d->sharp_user ? "; a SHARP user" : "");
 		if (!isnan(d->chosen.cost))
 			printf("  predicted     cost %.4g (communication %.3g ms per iteration, "
 			       "fragmentation %.3g)\n", d->chosen.cost, d->chosen.comm_time_s * 1e3,
@@ -271,6 +293,7 @@ int cmd_job(struct ctx *x)
 	free(hl);
 	free(groups);
 	free(leaves);
+	free(domains);
 	report_node_free(nodes, nnodes);
 	return rc;
 }

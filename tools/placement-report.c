@@ -54,7 +54,7 @@ static void usage(FILE *f)
 		"       " PROG " [options] whatif --nodes N --gpus-per-node G [--comm heavy|light|none]\n"
 		"       " PROG " [options] history [--since T] [--until T] [--export FILE]\n"
 		"       " PROG " [options] metrics\n"
-		"sources:  --decisions FILE  --graph FILE.json | --ibnetdiscover FILE\n"
+		"sources:  --decisions FILE  --graph FILE.json | --ibnetdiscover FILE | --fattree SPEC\n"
 		"          --slurmrestd URL  (JWT from SLURM_JWT, else `scontrol token`;\n"
 		"                            https://, unix:/path or http://localhost;\n"
 		"                            --allow-plain-http for http:// to another host)\n"
@@ -144,10 +144,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	enum { O_DECISIONS = 256, O_GRAPH, O_IBND, O_SVG, O_HTML, O_NODEDIR, O_TELEMETRY,
 	       O_REST, O_EXPORT, O_SINCE, O_UNTIL, O_AT, O_JSON, O_COLOR, O_NOCOLOR, O_NODES,
 	       O_GPN, O_HGPUS, O_HCORES, O_COMM, O_POLICY, O_BASELINE, O_UTIL, O_TOP,
-	       O_PLAIN };
+	       O_PLAIN, O_FATTREE };
 	static const struct option lo[] = {
 		{"decisions", 1, 0, O_DECISIONS}, {"graph", 1, 0, O_GRAPH},
-		{"ibnetdiscover", 1, 0, O_IBND}, {"svg", 1, 0, O_SVG}, {"html", 1, 0, O_HTML},
+		{"ibnetdiscover", 1, 0, O_IBND}, {"fattree", 1, 0, O_FATTREE},
+		{"svg", 1, 0, O_SVG}, {"html", 1, 0, O_HTML},
 		{"node-reports", 1, 0, O_NODEDIR}, {"telemetry", 1, 0, O_TELEMETRY},
 		{"slurmrestd", 1, 0, O_REST}, {"export", 1, 0, O_EXPORT}, {"since", 1, 0, O_SINCE},
 		{"until", 1, 0, O_UNTIL}, {"at", 1, 0, O_AT}, {"json", 0, 0, O_JSON},
@@ -177,6 +178,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case O_DECISIONS: o->decisions = optarg; break;
 		case O_GRAPH: o->graph = optarg; o->graph_kind = "graph"; break;
 		case O_IBND: o->graph = optarg; o->graph_kind = "ibnetdiscover"; break;
+		case O_FATTREE: o->graph = optarg; o->graph_kind = "fattree"; break;
 		case O_SVG: o->svg = optarg; break;
 		case O_HTML: o->html = optarg; break;
 		case O_NODEDIR: o->node_dir = optarg; break;

@@ -32,7 +32,7 @@ typedef struct bind_args {
 	char *running;       /* --irq-recover: job ids still running */
 	const char *hwloc;   /* plan mode: the host's lstopo XML */
 	const char *gpus, *cores, *plan, *nic, *socket_ifname;
-	int ntasks, no_rail_align, cpu_bind;
+	int ntasks, no_rail_align, cpu_bind, sharp;
 	const char *user_env[64]; /* --user-env NAME=VALUE, NULL-terminated */
 	int nuser_env;
 } bind_args;
@@ -48,7 +48,7 @@ static void usage(FILE *f)
 		"       topognn-bind --irq-restore --job ID [--state-dir DIR]\n"
 		"       topognn-bind --irq-recover [--running ID,...] [--state-dir DIR]\n"
 		"       topognn-bind --hwloc FILE [--gpus LIST] [--cores LIST] [--plan STR]\n"
-		"                    [--nic auto|none|LIST] [--socket-ifname IF] [--no-rail-align]\n"
+		"                    [--nic auto|none|LIST] [--socket-ifname IF] [--no-rail-align] [--sharp]\n"
 		"                    [--cpu-bind [--ntasks N]] [--user-env NAME=VALUE]... [--json]\n"
 		"common: [--proc-root DIR] [--sys-root DIR] (a fake tree: no root check)\n"
 		"see topognn-bind(1)\n");
@@ -295,7 +295,8 @@ static void print_plan_text(const bind_plan *p)
 static int run_plan(const bind_args *a)
 {
 	topo_graph *g = topo_graph_new();
-	bind_policy pol = { a->socket_ifname, !a->no_rail_align, a->cpu_bind, a->roots.sys };
+	bind_policy pol = { a->socket_ifname, !a->no_rail_align, a->cpu_bind, a->roots.sys,
+			    a->sharp };
 	bind_request req = { NULL, 0, a->cores, a->plan, a->nic, a->ntasks, user_getenv, (void *)a };
 	topo_error err;
 	bind_plan *p = NULL;
@@ -357,7 +358,8 @@ static int absolute_roots(bind_args *a)
 static int parse_args(int argc, char **argv, bind_args *a)
 {
 	enum { O_PROC = 256, O_SYS, O_HCA, O_JOBCPUS, O_HK, O_JOB, O_STATE, O_RUNNING, O_HWLOC,
-	       O_GPUS, O_CORES, O_PLAN, O_NIC, O_IFNAME, O_NORAIL, O_CPUBIND, O_NTASKS, O_UENV };
+	       O_GPUS, O_CORES, O_PLAN, O_NIC, O_IFNAME, O_NORAIL, O_CPUBIND, O_NTASKS, O_UENV,
+	       O_SHARP };
 	static const struct option opts[] = {
 		{ "irq-audit", no_argument, NULL, 'a' },
 		{ "irq-enforce", no_argument, NULL, 'e' },
@@ -381,6 +383,7 @@ static int parse_args(int argc, char **argv, bind_args *a)
 		{ "socket-ifname", required_argument, NULL, O_IFNAME },
 		{ "no-rail-align", no_argument, NULL, O_NORAIL },
 		{ "cpu-bind", no_argument, NULL, O_CPUBIND },
+		{ "sharp", no_argument, NULL, O_SHARP },
 		{ "ntasks", required_argument, NULL, O_NTASKS },
 		{ "user-env", required_argument, NULL, O_UENV },
 		{ NULL, 0, NULL, 0 },
@@ -413,6 +416,7 @@ static int parse_args(int argc, char **argv, bind_args *a)
 		case O_IFNAME: a->socket_ifname = optarg; break;
 		case O_NORAIL: a->no_rail_align = 1; break;
 		case O_CPUBIND: a->cpu_bind = 1; break;
+		case O_SHARP: a->sharp = 1; break;
 		case O_NTASKS:
 			a->ntasks = atoi(optarg);
 			if (a->ntasks < 1 || a->ntasks > 4096) {

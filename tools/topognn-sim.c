@@ -40,6 +40,7 @@ struct opts {
 	int jobs, scale, procs_per_host, json, progress, gpus, depth, train_every;
 	unsigned seed;
 	double wait_frac, wait_cap_s; /* --locality-wait */
+	double sharp_share;           /* --sharp-share */
 };
 
 static void usage(FILE *f)
@@ -51,7 +52,7 @@ static void usage(FILE *f)
 		"                   [--gpus-per-host N] [--backfill-depth N] [--comm DIR]\n"
 		"                   [--model FILE] [--emit-training FILE] [--train-every N]\n"
 		"                   [--json] [--progress] [--decision-log FILE]\n"
-		"                   [--locality-wait FRAC[,CAP]]\n");
+		"                   [--locality-wait FRAC[,CAP]] [--sharp-share F]\n");
 }
 
 static int parse_int(const char *s, int lo, int *out)
@@ -68,7 +69,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"gpus-per-host", 1, 0, 'G'}, {"backfill-depth", 1, 0, 'b'}, {"comm", 1, 0, 'c'},
 		{"model", 1, 0, 'm'}, {"emit-training", 1, 0, 'e'}, {"json", 0, 0, 'j'},
 		{"progress", 0, 0, 'r'}, {"train-every", 1, 0, 'T'}, {"decision-log", 1, 0, 'd'},
-		{"locality-wait", 1, 0, 'w'}, {"help", 0, 0, 'h'},
+		{"locality-wait", 1, 0, 'w'}, {"sharp-share", 1, 0, 'S'}, {"help", 0, 0, 'h'},
 		{0, 0, 0, 0}};
 	int c, v;
 
@@ -117,6 +118,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			}
 			break;
 		}
+		case 'S':
+			if (topo_parse_double(optarg, 0, 1, &o->sharp_share)) {
+				fprintf(stderr, "topognn-sim: --sharp-share wants a share 0..1, not \"%s\"\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case 'r': o->progress = 1; break;
 		case 'h': usage(stdout); exit(0);
 		case 'n': case 's': case 'k': case 'P': case 'G': case 'b': case 'T':
@@ -243,6 +251,7 @@ int main(int argc, char **argv)
 		}
 		cfg.model_path = o.model;
 		cfg.locality_wait_frac = o.wait_frac;
+		cfg.sharp_share = o.sharp_share;
 		cfg.locality_wait_cap_s = o.wait_cap_s;
 		if (o.train_every > 0)
 			cfg.train_every = o.train_every;

@@ -38,6 +38,7 @@
 
 #include "topo_fabric.h"
 #include "topo_num.h"
+#include "topo_nvsmi.h"
 
 #define SRC "<fattree>"
 
@@ -46,6 +47,7 @@
 #define SPINE_GUID_BASE 0xfc6a1c0310000000ull
 #define CORE_GUID_BASE 0xfc6a1c0320000000ull
 #define CA_GUID_BASE 0x946dae0300000000ull
+#define AN_GUID_BASE 0x946dae03f0000000ull
 
 /* Switch radix of a QM9700; larger when the spec needs more ports. */
 #define SWITCH_MIN_PORTS 64
@@ -113,8 +115,8 @@ static int spec_check(const topo_fattree_spec *s, topo_error *err)
 		topo_error_set(err, SRC, 0, "groups, hosts and rails must each be at least 1");
 		return -1;
 	}
-	if (s->spines < 0 || s->gpus_per_host < 0) {
-		topo_error_set(err, SRC, 0, "spines and gpus must not be negative");
+	if (s->spines < 0 || s->gpus_per_host < 0 || s->sharp_spines < 0 || s->nvl_hosts < 0) {
+		topo_error_set(err, SRC, 0, "spines, gpus, sharp and nvl must not be negative");
 		return -1;
 	}
 	if (!(s->oversub >= 1.0 && s->oversub <= 1024.0)) {
@@ -199,6 +201,8 @@ static int parse_item(const char *k, size_t kn, const char *v, size_t vn, topo_f
 		{ "gpus", offsetof(topo_fattree_spec, gpus_per_host) },
 		{ "width", offsetof(topo_fattree_spec, width) },
 		{ "digits", offsetof(topo_fattree_spec, digits) },
+		{ "sharp", offsetof(topo_fattree_spec, sharp_spines) },
+		{ "nvl", offsetof(topo_fattree_spec, nvl_hosts) },
 	};
 
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
@@ -240,7 +244,7 @@ static int parse_item(const char *k, size_t kn, const char *v, size_t vn, topo_f
 	}
 	topo_error_set(err, SRC, 0,
 		       "unknown key \"%.*s\" (expected groups, hosts, rails, spines, oversub, gpus, "
-		       "width, speed, prefix or digits)",
+		       "width, speed, prefix, digits, sharp or nvl)",
 		       (int)(kn > 32 ? 32 : kn), k);
 	return -1;
 }
@@ -426,6 +430,65 @@ static int add_cables(gen *g)
 	return 0;
 }
 
+/* A SHARP aggregation node on the port after switch `guid`'s last cable. */
+static int add_aggregation_node(gen *g, int idx, uint64_t sw, int port)
+{
+	topo_fabric_node n = { 0 };
+	uint64_t guid = AN_GUID_BASE + (uint64_t)idx * 2;
+
+	n.type = TOPO_FNODE_CA;
+	n.guid = guid;
+	n.nports = 1;
+	n.desc = "Mellanox Technologies Aggregation Node";
+	if (topo_fabric_add_node(g->f, &n, 0, g->err) < 0)
+		return -1;
+	return add_cable(g, guid, 1, guid + 1, 0, sw, port);
+}
+
+/* Every leaf and the first sharp_spines spines get an aggregation node. */
+static int add_sharp(gen *g)
+{
+	int k = 0;
+
+	if (g->s->sharp_spines <= 0)
+		return 0;
+	for (int l = 0; l < g->nleaves; l++)
+		if (add_aggregation_node(g, k++, leaf_guid(l), g->s->hosts_per_group + g->up + 1) < 0)
+			return -1;
+	for (int sp = 0; sp < g->s->sharp_spines; sp++)
+		if (add_aggregation_node(g, k++, spine_guid(sp),
+					 g->three_level ? 2 * POD_LEAVES + 1 : g->spine_next[sp]++) < 0)
+			return -1;
+	return 0;
+}
+
+/* NVLink domains: runs of nvl_hosts consecutive hosts. */
+static int add_nvlink_domains(topo_graph *graph, const topo_fattree_spec *s, topo_error *err)
+{
+	long nh = (long)s->groups * s->hosts_per_group;
+	char name[96];
+	int grp = -1;
+
+	for (long h = 0; s->nvl_hosts > 0 && h < nh; h++) {
+		int host;
+
+		if (h % s->nvl_hosts == 0) {
+			snprintf(name, sizeof(name), "nvl%ld", h / s->nvl_hosts + 1);
+			grp = topo_graph_add_vertex(graph, TOPO_V_GROUP, name);
+			if (grp < 0 || topo_graph_set_attr(graph, grp, TOPO_GROUP_KIND_ATTR, TOPO_GROUP_KIND_NVLINK) < 0)
+				goto nomem;
+		}
+		snprintf(name, sizeof(name), "%s%0*ld", s->host_prefix, s->digits, h + 1);
+		host = topo_graph_find(graph, TOPO_V_HOST, name);
+		if (host < 0 || topo_graph_add_edge(graph, TOPO_E_MEMBER, grp, host) < 0)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	topo_error_set(err, SRC, 0, "cannot add NVLink domain %s", name);
+	return -1;
+}
+
 /* GPUs: gpus_per_host parts per host, each tied (PCIe) to the HCA of the rail
  * it maps to (gpu i -> rail i * rails / gpus; one per rail when equal). */
 static int add_gpus(topo_graph *graph, const topo_fattree_spec *s, topo_error *err)
@@ -474,7 +537,7 @@ int topo_fattree_build(topo_graph *graph, const topo_fattree_spec *spec, topo_er
 	g.up = leaf_uplinks(spec);
 	g.nspines = spec->spines ? spec->spines : g.up;
 	g.nleaves = spec->groups * spec->rails;
-	g.leaf_ports = spec->hosts_per_group + g.up;
+	g.leaf_ports = spec->hosts_per_group + g.up + (spec->sharp_spines > 0);
 	if (g.leaf_ports < SWITCH_MIN_PORTS)
 		g.leaf_ports = SWITCH_MIN_PORTS;
 	per_spine = ((long long)g.nleaves * g.up + g.nspines - 1) / g.nspines;
@@ -486,6 +549,12 @@ int topo_fattree_build(topo_graph *graph, const topo_fattree_spec *spec, topo_er
 		g.core_ports = g.npods < SWITCH_MIN_PORTS ? SWITCH_MIN_PORTS : g.npods;
 		per_spine = 2 * POD_LEAVES;
 	}
+	if (spec->sharp_spines > g.nspines) {
+		topo_error_set(err, SRC, 0, "sharp=%d but the fabric has only %d spines",
+			       spec->sharp_spines, g.nspines);
+		return -1;
+	}
+	per_spine += spec->sharp_spines > 0; /* the aggregation node's port */
 	if (per_spine > SWITCH_MAX_PORTS || g.core_ports > SWITCH_MAX_PORTS) {
 		topo_error_set(err, SRC, 0,
 			       "fabric too large: a %s would need %lld ports (at most %d)",
@@ -508,9 +577,12 @@ int topo_fattree_build(topo_graph *graph, const topo_fattree_spec *spec, topo_er
 	g.f = topo_fabric_new(graph, NULL, SRC, err);
 	if (!g.f)
 		goto out;
-	if (add_nodes(&g) < 0 || add_cables(&g) < 0 || topo_fabric_finish(g.f, err) < 0)
+	if (add_nodes(&g) < 0 || add_cables(&g) < 0 || add_sharp(&g) < 0 ||
+	    topo_fabric_finish(g.f, err) < 0)
 		goto out;
 	rc = add_gpus(graph, spec, err);
+	if (rc == 0)
+		rc = add_nvlink_domains(graph, spec, err);
 out:
 	if (g.f)
 		topo_fabric_free(g.f);

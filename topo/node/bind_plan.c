@@ -158,34 +158,61 @@ int bind_gpus_from_env(bind_getenv_fn getenv_fn, void *ctx, int **out, int *n, c
 	return 0;
 }
 
+/* The next ';'-separated item of a plan (leading blanks skipped): its start
+ * and *len, advancing *p; NULL at the end. */
+static const char *plan_item(const char **p, size_t *len)
+{
+	const char *item;
+
+	if (!**p)
+		return NULL;
+	*len = strcspn(*p, ";");
+	item = *p;
+	*p += *len;
+	if (**p == ';')
+		(*p)++;
+	while (*len && isspace((unsigned char)*item)) {
+		item++;
+		(*len)--;
+	}
+	return item;
+}
+
+int bind_plan_sharp(const char *plan)
+{
+	const char *p = plan ? plan : "", *item;
+	size_t len;
+	int sharp = 0;
+
+	while ((item = plan_item(&p, &len)) != NULL)
+		if (len == 7 && !strncmp(item, "sharp=", 6) && (item[6] == '0' || item[6] == '1'))
+			sharp = item[6] == '1';
+	return sharp;
+}
+
 int bind_plan_rails(const char *plan, char **rails, topo_error *err)
 {
-	const char *p = plan ? plan : "";
+	const char *p = plan ? plan : "", *item;
 	bind_cpuset set;
+	size_t len;
 	int count;
 
 	*rails = NULL;
 	bind_cpuset_init(&set);
-	while (*p) {
-		size_t len = strcspn(p, ";");
-
-		while (len && isspace((unsigned char)*p)) {
-			p++;
-			len--;
-		}
-		if (len >= 5 && strncmp(p, "rail=", 5) == 0) {
-			char *item = strndup(p + 5, len - 5);
+	while ((item = plan_item(&p, &len)) != NULL) {
+		if (len >= 5 && strncmp(item, "rail=", 5) == 0) {
+			char *text = strndup(item + 5, len - 5);
 			bind_cpuset one;
 
 			bind_cpuset_init(&one);
-			if (!item || bind_cpuset_parse(&one, item, "TOPOGNN_PLAN", 0, err) < 0) {
-				if (!item)
+			if (!text || bind_cpuset_parse(&one, text, "TOPOGNN_PLAN", 0, err) < 0) {
+				if (!text)
 					topo_error_set(err, "TOPOGNN_PLAN", 0, "out of memory");
 				else
 					topo_error_set(err, "TOPOGNN_PLAN", 0,
 						       "plan \"%s\": rail list \"%s\" is not like 0-3 or 1,3",
-						       plan, item);
-				free(item);
+						       plan, text);
+				free(text);
 				bind_cpuset_free(&one);
 				bind_cpuset_free(&set);
 				return -1;
@@ -193,11 +220,8 @@ int bind_plan_rails(const char *plan, char **rails, topo_error *err)
 			for (int r = bind_cpuset_next(&one, -1); r >= 0; r = bind_cpuset_next(&one, r))
 				bind_cpuset_add(&set, r);
 			bind_cpuset_free(&one);
-			free(item);
+			free(text);
 		}
-		p += len;
-		if (*p == ';')
-			p++;
 	}
 	count = bind_cpuset_count(&set);
 	if (count > 0) {
@@ -606,6 +630,11 @@ static int plan_env(bind_plan *p, const bind_request *req, const bind_policy *po
 	char *nccl, *ucx;
 	int rc;
 
+	/* SHARP: the controller found the allocation under one SHARP tree and
+	 * the admin lets NCCL use it (CollNet) */
+	if (pol->collnet && bind_plan_sharp(req->plan) &&
+	    add_env(p, req, "NCCL_COLLNET_ENABLE", "1") < 0)
+		return -1;
 	if (nic_none)
 		return 0;
 	if (p->nhcas > 0) {
@@ -734,7 +763,7 @@ oom:
 bind_plan *bind_plan_make(const topo_graph *g, int host, const bind_request *req,
 			  const bind_policy *policy, topo_error *err)
 {
-	static const bind_policy defaults = { NULL, 1, 0, NULL };
+	static const bind_policy defaults = { NULL, 1, 0, NULL, 0 };
 	const bind_policy *pol = policy ? policy : &defaults;
 	const topo_vertex *hv = host >= 0 && (size_t)host < topo_graph_nvertices(g)
 					? topo_graph_vertex(g, host)

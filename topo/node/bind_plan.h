@@ -40,6 +40,9 @@
  *     (bind_roce.h; the first port's when they differ, with a note), and
  *     NCCL_SOCKET_IFNAME, when the admin policy sets none, "=" and their
  *     netdevs.
+ *   - SHARP (policy collnet set): NCCL_COLLNET_ENABLE=1 when the plan
+ *     says "sharp=1" (a SHARP user whose allocation lies under one SHARP
+ *     aggregation tree, docs/job-plan.md); never otherwise.
  *   - Task t's CPU list: the CPUs local to both its GPU (GPU t mod n of the
  *     step) and that GPU's HCA (just the GPU's when they share none), within
  *     the allocated cores; the allocated cores when that leaves nothing.
@@ -62,6 +65,8 @@ typedef struct bind_policy {
 	int cpu_bind;              /* 1: plan per-task CPU lists */
 	const char *sysfs_root;    /* RoCE planning: "/sys" (NCCL_IB_GID_INDEX from its GID
 				    * tables); NULL: none */
+	int collnet;               /* 1: NCCL_COLLNET_ENABLE=1 when the plan says sharp=1
+				    * (plugstack.conf sharp=yes) */
 } bind_policy;
 
 /* Reads a variable of the job's environment; NULL when unset. */
@@ -151,6 +156,10 @@ int bind_gpus_from_env(bind_getenv_fn getenv_fn, void *ctx, int **out, int *n, c
  * string (malloc'd, NULL when 0), or -1 with err filled (a malformed list).
  */
 int bind_plan_rails(const char *plan, char **rails, topo_error *err);
+
+/* 1 when the plan has the item "sharp=1" (the last sharp= item counts),
+ * else 0. */
+int bind_plan_sharp(const char *plan);
 
 /*
  * Plan step `req` on host vertex `host` of g (loaded by topo_load_hwloc_xml

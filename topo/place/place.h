@@ -55,6 +55,9 @@ typedef struct place_comm {
 	place_pattern pattern;
 	double bytes_per_iter;     /* bytes each host exchanges per iteration */
 	double compute_s_per_iter; /* compute time per iteration, seconds */
+	int sharp;                 /* a SHARP user: its all-reduce may be reduced in the
+				    * network (NCCL CollNet) when its hosts lie under one
+				    * SHARP aggregation tree (place_cluster_sharp_eligible) */
 } place_comm;
 
 typedef enum place_policy {
@@ -92,6 +95,29 @@ const char *place_cluster_group_name(const place_cluster *c, int group);
 int place_cluster_hops(const place_cluster *c, int a, int b);
 /* The graph it was built from. */
 const topo_graph *place_cluster_graph(const place_cluster *c);
+
+/* SHARP (place_sharp.c): 1 when some leaf has SHARP aggregation
+ * (TOPO_CAP_SHARP) at all. */
+int place_cluster_has_sharp(const place_cluster *c);
+/* 1 when hosts[0..n) lie under one SHARP aggregation tree on every rail
+ * they use: on each rail, all their leaves have SHARP and one SHARP switch
+ * (one of those leaves when there is only one, else a spine or core above
+ * them all, reached through SHARP switches only) joins them. A job placed
+ * so can reduce in the network. Allocates nothing. */
+int place_cluster_sharp_eligible(const place_cluster *c, const int *hosts, int n);
+/* The graph vertex of the SHARP switch that roots such a tree over the
+ * hosts' leaves on `rail` (the lowest-numbered when several can), or -1. */
+int place_cluster_sharp_root(const place_cluster *c, const int *hosts, int n, int rail);
+
+/* NVLink domains (groups with group_kind=nvlink, topo_nvsmi.h) as the
+ * innermost level, whether or not the graph also has a fabric: their count,
+ * a host's domain (-1 none), a domain's name and host count. */
+int place_cluster_ndomains(const place_cluster *c);
+int place_cluster_host_domain(const place_cluster *c, int host);
+const char *place_cluster_domain_name(const place_cluster *c, int domain);
+int place_cluster_domain_nhosts(const place_cluster *c, int domain);
+/* NVLink bandwidth of a host each way, Gb/s (0 outside a domain). */
+double place_cluster_host_nvlink_gbps(const place_cluster *c, int host);
 
 /* ---- state --------------------------------------------------------------- */
 
@@ -172,6 +198,9 @@ typedef struct place_choice {
 	const char *kind;   /* candidate kind: "group-best-fit", "tree", "linear", ... */
 	double confidence;  /* gnn ensemble: share of its models whose top pick
 			     * this is (0..1); -1 when the scorer has none */
+	int sharp;          /* the set lies under one SHARP aggregation tree
+			     * (place_cluster_sharp_eligible) */
+	int domains;        /* NVLink domains spanned (0: the hosts have none) */
 } place_choice;
 
 typedef struct place_decision {

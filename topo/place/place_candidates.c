@@ -9,6 +9,13 @@
  *      in the next-tightest group);
  *   4. tree: Slurm's topology/tree choice (place_tree.c);
  *   5. linear: Slurm's select/linear consecutive best fit.
+ * With NVLink domains, first domain-best-fit (inside one domain, tightest
+ * first) or, for a job larger than any domain's free hosts, domain-cover
+ * (whole free domains, the groups with the most of them first, so under the
+ * fewest leaves; the remainder in the tightest domain it fits in). For a
+ * SHARP user on a fabric with SHARP, after 2, sharp-best-fit: the usable
+ * hosts under one SHARP root switch (place_sharp.c), tightest root first,
+ * its leaves with the most free hosts first.
  * Later duplicates of an earlier set are dropped (tree and linear then point
  * to the earlier set). Sets spanning more than max_groups groups are dropped.
  * All memory is allocated by place_cands_init(); nothing here allocates.
@@ -37,8 +44,14 @@ int place_cands_init(place_cands *k, const place_cluster *c, int cap)
 	k->leaf_order = calloc(L, sizeof(int));
 	k->tmp = calloc(T > L ? T : L, sizeof(int));
 	k->gused = calloc(G, 1);
+	k->root_free = calloc((size_t)c->nroots + 1, sizeof(int));
+	k->root_order = calloc((size_t)c->nroots + 1, sizeof(int));
+	k->dom_free = calloc((size_t)c->ndomains + 1, sizeof(int));
+	k->dom_order = calloc((size_t)c->ndomains + 1, sizeof(int));
+	k->dom_mark = calloc((size_t)c->ndomains + 1, sizeof(int));
 	if (!k->set || !k->store || !k->usable || !k->taken || !k->group_free || !k->group_order ||
-	    !k->leaf_free || !k->leaf_order || !k->tmp || !k->gused) {
+	    !k->leaf_free || !k->leaf_order || !k->tmp || !k->gused || !k->root_free ||
+	    !k->root_order || !k->dom_free || !k->dom_order || !k->dom_mark) {
 		place_cands_free(k);
 		return -1;
 	}
@@ -59,6 +72,11 @@ void place_cands_free(place_cands *k)
 	free(k->leaf_order);
 	free(k->tmp);
 	free(k->gused);
+	free(k->root_free);
+	free(k->root_order);
+	free(k->dom_free);
+	free(k->dom_order);
+	free(k->dom_mark);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -498,6 +516,163 @@ static void gen_linear(builder *b)
 	}
 }
 
+/* ---- NVLink domains ------------------------------------------------------ */
+
+static int domain_group(const place_cluster *c, int d)
+{
+	return c->host_group[c->domain_hosts[c->domain_off[d]]];
+}
+
+/* Take usable hosts of domain d until the set is full. */
+static void b_take_domain(builder *b, int d)
+{
+	const place_cluster *c = b->c;
+
+	for (int i = c->domain_off[d]; i < c->domain_off[d + 1] && b->cur->nhosts < b->k->target;
+	     i++)
+		if (b->k->usable[c->domain_hosts[i]])
+			b_take(b, c->domain_hosts[i]);
+}
+
+/* Whole free domains, groups with the most of them first, then the
+ * remainder in the tightest domain it fits in (see the top). */
+static void gen_domain_cover(builder *b)
+{
+	place_cands *k = b->k;
+	const place_cluster *c = b->c;
+	int *gwhole = k->tmp, rem, best;
+
+	b_start(b);
+	for (int g = 0; g < c->ngroups; g++)
+		gwhole[g] = 0;
+	for (int d = 0; d < c->ndomains; d++)
+		if (k->dom_free[d] > 0 && k->dom_free[d] == place_cluster_domain_nhosts(c, d))
+			gwhole[domain_group(c, d)] += k->dom_free[d];
+	while ((rem = k->target - b->cur->nhosts) > 0) {
+		int g = -1;
+
+		for (int i = 0; i < c->ngroups; i++)
+			if (gwhole[i] > 0 && (g < 0 || gwhole[i] > gwhole[g]))
+				g = i;
+		if (g < 0)
+			break;
+		gwhole[g] = 0;
+		for (int d = 0; d < c->ndomains && rem > 0; d++)
+			if (domain_group(c, d) == g && k->dom_free[d] > 0 &&
+			    k->dom_free[d] == place_cluster_domain_nhosts(c, d) && k->dom_free[d] <= rem) {
+				b_take_domain(b, d);
+				rem -= k->dom_free[d];
+				k->dom_free[d] = 0; /* taken */
+			}
+	}
+	best = -1;
+	for (int d = 0; rem > 0 && d < c->ndomains; d++)
+		if (k->dom_free[d] >= rem && (best < 0 || k->dom_free[d] < k->dom_free[best]))
+			best = d;
+	if (best >= 0)
+		b_take_domain(b, best);
+	for (int d = 0; d < c->ndomains && b->cur->nhosts < k->target; d++)
+		if (k->dom_free[d] > 0)
+			b_take_domain(b, d);
+	b_finish(b, "domain-cover");
+}
+
+static void gen_domain_fit(builder *b, int budget)
+{
+	place_cands *k = b->k;
+	const place_cluster *c = b->c;
+	int n = 0;
+
+	if (c->ndomains == 0)
+		return;
+	for (int d = 0; d < c->ndomains; d++) {
+		k->dom_free[d] = 0;
+		for (int i = c->domain_off[d]; i < c->domain_off[d + 1]; i++)
+			k->dom_free[d] += k->usable[c->domain_hosts[i]];
+	}
+	for (int d = 0; d < c->ndomains; d++) {
+		int ok = k->dom_free[d] >= k->target;
+
+		for (int i = 0; ok && i < b->r->nrequired; i++)
+			ok = c->host_domain[b->r->required[i]] == d;
+		if (ok)
+			k->dom_order[n++] = d;
+	}
+	n = tightest(k->dom_order, n, budget, k->dom_free);
+	for (int i = 0; i < n && budget > 0 && k->n < k->cap - 1; i++) {
+		b_start(b);
+		b_take_required(b);
+		b_take_domain(b, k->dom_order[i]);
+		if (b_finish(b, "domain-best-fit") == k->n - 1)
+			budget--;
+	}
+	if (n == 0 && b->r->nrequired == 0 && k->n < k->cap - 1)
+		gen_domain_cover(b);
+}
+
+/* ---- SHARP --------------------------------------------------------------- */
+
+/* Usable hosts under SHARP root x (each once, whatever its rails). */
+static int root_free_hosts(place_cands *k, const place_cluster *c, int x)
+{
+	int cnt = 0;
+
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = c->root_leaf_off[x]; i < c->root_leaf_off[x + 1]; i++) {
+			int l = c->root_leaves[i];
+
+			for (int j = c->leaf_host_off[l]; j < c->leaf_host_off[l + 1]; j++) {
+				int h = c->leaf_hosts[j];
+
+				if (pass == 1) {
+					k->taken[h] = 0;
+				} else if (k->usable[h] && !k->taken[h]) {
+					k->taken[h] = 1;
+					cnt++;
+				}
+			}
+		}
+	return cnt;
+}
+
+static void gen_sharp_fit(builder *b, int budget)
+{
+	place_cands *k = b->k;
+	const place_cluster *c = b->c;
+	int n = 0;
+
+	if (!b->r->comm.sharp || !c->has_sharp)
+		return;
+	for (int x = 0; x < c->nroots; x++) {
+		k->root_free[x] = root_free_hosts(k, c, x);
+		if (k->root_free[x] >= k->target)
+			k->root_order[n++] = x;
+	}
+	n = tightest(k->root_order, n, budget, k->root_free);
+	for (int i = 0; i < n && budget > 0 && k->n < k->cap - 1; i++) {
+		int x = k->root_order[i], nl = 0, *leaves = k->tmp;
+
+		for (int j = c->root_leaf_off[x]; j < c->root_leaf_off[x + 1]; j++)
+			leaves[nl++] = c->root_leaves[j];
+		b_start(b);
+		b_take_required(b);
+		while (b->cur->nhosts < k->target && nl > 0) { /* most free leaf first */
+			int m = 0, l;
+
+			for (int j = 1; j < nl; j++)
+				if (k->leaf_free[leaves[j]] > k->leaf_free[leaves[m]])
+					m = j;
+			l = leaves[m];
+			leaves[m] = leaves[--nl];
+			for (int j = c->leaf_host_off[l]; j < c->leaf_host_off[l + 1]; j++)
+				if (k->usable[c->leaf_hosts[j]])
+					b_take(b, c->leaf_hosts[j]);
+		}
+		if (b_finish(b, "sharp-best-fit") == k->n - 1)
+			budget--;
+	}
+}
+
 int place_cands_generate(place_cands *k, const place_cluster *c, const place_request *r,
 			 place_tree *tree)
 {
@@ -506,8 +681,10 @@ int place_cands_generate(place_cands *k, const place_cluster *c, const place_req
 	int idx;
 
 	k->n = 0;
+	gen_domain_fit(&b, each);
 	gen_group_fit(&b, each);
 	gen_leaf_fit(&b, each);
+	gen_sharp_fit(&b, each);
 	gen_cover(&b, K - 2 - k->n > 0 ? K - 2 - k->n : 1, k->gused);
 	/* tree */
 	if (k->n < k->cap - 1 && tree) {

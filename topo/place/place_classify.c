@@ -7,6 +7,7 @@
  *   ClassRule=name=^nccl-.* class=heavy
  *   ClassRule=account=ops,infra class=light
  *   ClassRule=qos=debug minnodes=2 class=light
+ *   ClassRule=account=llm class=heavy sharp=yes
  *   DefaultMultiNodeGpuClass=heavy
  *   DefaultMultiNodeClass=light
  *   DefaultClass=none
@@ -59,6 +60,7 @@ typedef struct rule {
 	int has_re[2];
 	int minnodes, mingpus;
 	place_comm_class cls;
+	int sharp;              /* sharp=yes: the job is a SHARP user */
 	char where[300];        /* "file:line" */
 } rule;
 
@@ -243,6 +245,14 @@ static int parse_rule(char *text, rule *r, const char *src, int line, topo_error
 			have_class = 1;
 			continue;
 		}
+		if (!strcasecmp(key, "sharp")) {
+			if (strcasecmp(val, "yes") && strcasecmp(val, "no")) {
+				topo_error_set(err, src, line, "sharp must be yes or no, not '%s'", val);
+				return -1;
+			}
+			r->sharp = !strcasecmp(val, "yes");
+			continue;
+		}
 		if (!strcasecmp(key, "minnodes") || !strcasecmp(key, "mingpus")) {
 			if (parse_count(val, key[3] == 'n' || key[3] == 'N' ? &r->minnodes
 									    : &r->mingpus) < 0) {
@@ -258,7 +268,7 @@ static int parse_rule(char *text, rule *r, const char *src, int line, topo_error
 		if (f == F_NFIELDS) {
 			topo_error_set(err, src, line,
 				       "unknown ClassRule key '%s' (use partition, account, qos, name, "
-				       "comment, minnodes, mingpus, class)",
+				       "comment, minnodes, mingpus, class, sharp)",
 				       key);
 			return -1;
 		}
@@ -406,11 +416,13 @@ place_classifier *place_classifier_load(const char *path, topo_error *err)
 	return k;
 }
 
-/* A `comm=heavy|light|none` token in the comment; -1 if none. */
-static int comment_tag(const char *comment)
+/* A `comm=heavy|light|none` token in the comment, optionally followed by
+ * ",sharp" (*sharp set to 1, else 0); -1 if none. */
+static int comment_tag(const char *comment, int *sharp)
 {
 	const char *p = comment;
 
+	*sharp = 0;
 	while (p && (p = strstr(p, "comm=")) != NULL) {
 		if (p == comment || !isalnum((unsigned char)p[-1])) {
 			char word[8];
@@ -422,8 +434,10 @@ static int comment_tag(const char *comment)
 				n++;
 			}
 			word[n] = '\0';
-			if (!isalnum((unsigned char)p[n]) && place_comm_class_parse(word) >= 0)
+			if (!isalnum((unsigned char)p[n]) && place_comm_class_parse(word) >= 0) {
+				*sharp = !strncmp(p + n, ",sharp", 6) && !isalnum((unsigned char)p[n + 6]);
 				return place_comm_class_parse(word);
+			}
 		} else {
 			p += 5;
 		}
@@ -468,18 +482,29 @@ static int rule_matches(const rule *r, const place_job_info *j)
 place_comm_class place_classify(const place_classifier *k, const place_job_info *j,
 				const char **why)
 {
-	int tag = comment_tag(j->comment);
+	return place_classify_job(k, j, NULL, why);
+}
+
+place_comm_class place_classify_job(const place_classifier *k, const place_job_info *j,
+				    int *sharp, const char **why)
+{
+	int tag_sharp, tag = comment_tag(j->comment, &tag_sharp), dummy_sharp;
 	const char *dummy;
 
 	if (!why)
 		why = &dummy;
+	if (!sharp)
+		sharp = &dummy_sharp;
+	*sharp = 0;
 	if (tag >= 0) {
 		*why = "comment tag";
+		*sharp = tag_sharp;
 		return (place_comm_class)tag;
 	}
 	for (int i = 0; i < k->nrules; i++)
 		if (rule_matches(&k->rules[i], j)) {
 			*why = k->rules[i].where;
+			*sharp = k->rules[i].sharp;
 			return k->rules[i].cls;
 		}
 	if (j->nodes > 1 && j->gpus > 0) {

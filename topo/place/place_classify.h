@@ -45,4 +45,10 @@ int place_classifier_nrules(const place_classifier *k);
 place_comm_class place_classify(const place_classifier *k, const place_job_info *job,
 				const char **why);
 
+/* The same, and whether the job is a SHARP user (*sharp, may be NULL): its
+ * comment tag says `comm=CLASS,sharp`, or, without a tag, the rule that
+ * classed it says `sharp=yes`. Defaults make no SHARP users. */
+place_comm_class place_classify_job(const place_classifier *k, const place_job_info *job,
+				    int *sharp, const char **why);
+
 #endif

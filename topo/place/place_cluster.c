@@ -5,7 +5,8 @@
  * node ranking handed to Slurm), each host's group, its leaf switch on every
  * rail (found through its HCAs' fabric cables, or through a cable from the
  * host itself as in graphs read from topology.conf), the leaves' up-link
- * capacity and spines, and a group's up-links to a core level if any.
+ * capacity and spines, and a group's up-links to a core level if any; then
+ * the SHARP trees (place_sharp.c) and NVLink domains (place_domain.c).
  *
  * Groups: the graph's group vertices, in name order, then pseudo-groups for
  * hosts without one. When the graph has no groups at all (a topology.conf
@@ -161,6 +162,8 @@ void place_cluster_free(place_cluster *c)
 	free(c->leaf_spine_off);
 	free(c->leaf_spines);
 	free(c->vid_leaf);
+	place_cluster_free_sharp(c);
+	place_cluster_free_domains(c);
 	free(c);
 }
 
@@ -498,10 +501,13 @@ place_cluster *place_cluster_new(const topo_graph *g, topo_error *err)
 	for (size_t i = 0; i < N * (size_t)c->nrails; i++)
 		c->host_leaf[i] = -1;
 	if (build_leaves(c, err) < 0 || build_hosts(c, any_group, ports, err) < 0 ||
-	    build_derived(c, err) < 0) {
+	    build_derived(c, err) < 0 || place_cluster_build_sharp(c, err) < 0 ||
+	    place_cluster_build_domains(c, err) < 0) {
 		place_cluster_free(c);
 		return NULL;
 	}
+	if (c->ndomains > 0)
+		c->nres += 2 * c->nhosts; /* NVLink up/down per host */
 	return c;
 oom:
 	place_cluster_free(c);

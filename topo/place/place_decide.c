@@ -305,6 +305,8 @@ static void fill_choice(place_engine *e, place_choice *ch, int slot, const place
 	ch->frag_cost = k->frag_cost;
 	ch->confidence = k->confidence;
 	ch->kind = kind;
+	ch->sharp = place_cluster_sharp_eligible(e->c, ch->hosts, ch->nhosts);
+	ch->domains = place_domains_spanned(e->c, ch->hosts, ch->nhosts, e->cands.dom_mark);
 }
 
 static void fill_alternatives(place_engine *e, place_decision *out, int chosen)

@@ -18,6 +18,12 @@
 #define PLACE_DEFAULT_LINK_GBPS 100.0
 /* More rails than this on one host are ignored (a sanity bound). */
 #define PLACE_MAX_RAILS 32
+/* NVLink bandwidth of one GPU, each way, Gb/s: NVLink 5 (GB200 NVL72)
+ * gives 1.8 TB/s per GPU in both directions together, 900 GB/s each way
+ * (docs/simulator.md cites NVIDIA's GB200 NVL72 specification). */
+#define PLACE_NVLINK_GBPS_PER_GPU 7200.0
+/* GPUs assumed on a domain host whose graph lists none (a GB200 tray). */
+#define PLACE_NVLINK_DEFAULT_GPUS 4
 
 struct place_cluster {
 	const topo_graph *g;
@@ -48,8 +54,25 @@ struct place_cluster {
 	int *leaf_spines;
 	int *vid_leaf;         /* graph vertex id -> leaf index, -1 */
 	int nvertices;
+	/* SHARP (place_sharp.c): per leaf, the SHARP aggregation switches
+	 * that can root a tree over it (root indices, ascending; none when the
+	 * leaf itself has no SHARP); per root, its leaves; per leaf, its hosts */
+	int has_sharp;
+	int nroots;
+	int *leaf_root_off, *leaf_roots;
+	int *root_leaf_off, *root_leaves;
+	int *leaf_host_off, *leaf_hosts;
+	int *root_vid;         /* per root: its switch vertex */
+	/* NVLink domains (place_domain.c): hosts of domain d are
+	 * domain_hosts[domain_off[d] .. domain_off[d+1]), ascending */
+	int ndomains;
+	int *host_domain;      /* -1: none */
+	const char **domain_name;
+	int *domain_off, *domain_hosts;
+	double *host_nvl_gbps; /* NVLink each way, 0 outside a domain */
 	/* link resources of the flow model: host cables up/down, leaf up-links
-	 * up/down (aggregated per leaf), group up-links up/down */
+	 * up/down (aggregated per leaf), group up-links up/down, and, with
+	 * NVLink domains, each host's NVLink up/down */
 	int nres;
 };
 
@@ -79,6 +102,15 @@ static inline int place_res_group_down(const place_cluster *c, int g)
 	return 2 * c->nhosts * c->nrails + 2 * c->nleaves + c->ngroups + g;
 }
 
+static inline int place_res_nvl_up(const place_cluster *c, int h)
+{
+	return 2 * c->nhosts * c->nrails + 2 * c->nleaves + 2 * c->ngroups + h;
+}
+static inline int place_res_nvl_down(const place_cluster *c, int h)
+{
+	return 2 * c->nhosts * c->nrails + 2 * c->nleaves + 2 * c->ngroups + c->nhosts + h;
+}
+
 /* Capacity in Gb/s of resource `res` (before telemetry). */
 static inline double place_cluster_res_gbps(const place_cluster *c, int res)
 {
@@ -92,8 +124,26 @@ static inline double place_cluster_res_gbps(const place_cluster *c, int res)
 	if (res < 2 * c->nleaves)
 		return c->leaf_up_gbps[res % c->nleaves];
 	res -= 2 * c->nleaves;
-	return c->group_up_gbps[res % c->ngroups];
+	if (res < 2 * c->ngroups)
+		return c->group_up_gbps[res % c->ngroups];
+	res -= 2 * c->ngroups;
+	return c->host_nvl_gbps[res % c->nhosts];
 }
+
+/* Do hosts a and b share an NVLink domain? */
+static inline int place_same_domain(const place_cluster *c, int a, int b)
+{
+	return c->host_domain[a] >= 0 && c->host_domain[a] == c->host_domain[b];
+}
+
+/* Build the SHARP trees (place_sharp.c) and the NVLink domains
+ * (place_domain.c) of a cluster whose hosts and leaves are built. */
+int place_cluster_build_sharp(place_cluster *c, topo_error *err);
+int place_cluster_build_domains(place_cluster *c, topo_error *err);
+void place_cluster_free_sharp(place_cluster *c);
+void place_cluster_free_domains(place_cluster *c);
+/* NVLink domains spanned by a set; mark: ndomains zeros, zero on return. */
+int place_domains_spanned(const place_cluster *c, const int *hosts, int n, int *mark);
 
 /* Do leaves a and b share a spine? */
 int place_cluster_leaves_share_spine(const place_cluster *c, int a, int b);
@@ -162,6 +212,9 @@ typedef struct place_cands {
 	int req_group_count;   /* groups holding required hosts */
 	int tree_index, linear_index; /* index of those kinds in set, -1 none */
 	char tree_reason[160];
+	int *root_free, *root_order;  /* per SHARP root (nroots + 1) */
+	int *dom_free, *dom_order;    /* per NVLink domain (ndomains + 1) */
+	int *dom_mark;                /* per NVLink domain, zeros between uses */
 } place_cands;
 
 int place_cands_init(place_cands *k, const place_cluster *c, int cap);

@@ -24,7 +24,15 @@
  *   Each of the collective's steps (2(n-1) for a ring) also pays
  *   hop_latency_us per cable hop between ring neighbours (at worst), so
  *   fewer hops win when bandwidth ties.
- *   Slowdown = (compute + comm) / (compute + comm on idle cables, one leaf).
+ *   NVLink domains: a ring step between two hosts of one domain uses the
+ *   sender's NVLink up and the receiver's NVLink down (PLACE_NVLINK_GBPS_PER_GPU
+ *   per GPU), carrying the whole buffer, not the fabric.
+ *   SHARP: a SHARP user on a set under one SHARP tree (place_sharp.c) sends
+ *   its buffer up each host cable once and gets the result once; each leaf
+ *   sends one reduced stream to the root (sharp_flows); two steps.
+ *   Slowdown = (compute + comm) / (compute + a ring on idle host cables),
+ *   so NVLink and SHARP can bring it below 1. A SHARP user's set that no
+ *   tree holds pays frag_weight more (it asked for in-network reduction).
  * Fragmentation: the number of wholly idle groups the set takes part of but
  * not all, since the next large job needs whole groups.
  * Packing (class-aware, docs/job-classes.md): a job that does not
@@ -85,6 +93,12 @@ void place_ring_flows(const place_cluster *c, const int *hosts, int nhosts, int 
 		int a = hosts[i], b = hosts[(i + 1) % nhosts];
 		int ga = c->host_group[a], gb = c->host_group[b];
 
+		if (place_same_domain(c, a, b)) {
+			/* the whole buffer over NVLink: the rails' shares add up */
+			add_to(flows, place_res_nvl_up(c, a), sign * R, touched, ntouched);
+			add_to(flows, place_res_nvl_down(c, b), sign * R, touched, ntouched);
+			continue;
+		}
 		for (int r = 0; r < R; r++) {
 			int la = c->host_leaf[a * R + r], lb = c->host_leaf[b * R + r];
 
@@ -238,33 +252,110 @@ static double res_capacity(const place_cluster *c, const place_state *s, int res
 	return cap;
 }
 
-/* Seconds of one iteration's collective of the request on `hosts` under
- * the current load (*t), and on idle host cables (*ideal). */
-static void comm_time(place_model *m, const place_cluster *c, const place_state *s,
-		      const place_request *r, const int *hosts, int n, double *t, double *ideal)
+static int set_groups(const place_cluster *c, const int *hosts, int n);
+
+/* SHARP in-network reduction (a SHARP user on an eligible set): per rail,
+ * each host sends its buffer once up its cable and gets the result once
+ * down; each leaf used sends one reduced stream up to the tree's root and
+ * gets one back (none with a single leaf), and with a core level each group
+ * likewise. */
+static void sharp_flows(place_model *m, const place_cluster *c, const int *hosts, int n)
 {
-	double bytes = r->comm.bytes_per_iter, per_flow, min_share = -1, min_cable = -1;
-	int hr = c->nhosts * c->nrails, steps, hops = 2;
+	int R = c->nrails, nl;
+
+	for (int r = 0; r < R; r++) {
+		nl = 0;
+		for (int i = 0; i < n; i++) {
+			int l = c->host_leaf[hosts[i] * R + r];
+
+			if (l < 0)
+				continue;
+			add_to(m->flows, place_res_host_up(c, hosts[i], r), 1, m->touched, &m->ntouched);
+			add_to(m->flows, place_res_host_down(c, hosts[i], r), 1, m->touched,
+			       &m->ntouched);
+			if (!m->leaf_mark[l]) {
+				m->leaf_mark[l] = 1;
+				m->leaf_cnt[nl++] = l;
+			}
+		}
+		for (int i = 0; i < nl; i++) {
+			int l = m->leaf_cnt[i];
+
+			if (nl > 1) {
+				add_to(m->flows, place_res_leaf_up(c, l), 1, m->touched, &m->ntouched);
+				add_to(m->flows, place_res_leaf_down(c, l), 1, m->touched, &m->ntouched);
+			}
+			m->leaf_mark[l] = 0;
+			m->leaf_cnt[i] = 0;
+		}
+	}
+	if (!c->has_core || set_groups(c, hosts, n) < 2)
+		return;
+	for (int i = 0; i < n; i++) {
+		int g = c->host_group[hosts[i]];
+
+		if ((i == 0 || c->host_group[hosts[i - 1]] != g) && c->group_up_gbps[g] > 0) {
+			add_to(m->flows, place_res_group_up(c, g), R, m->touched, &m->ntouched);
+			add_to(m->flows, place_res_group_down(c, g), R, m->touched, &m->ntouched);
+		}
+	}
+}
+
+/* The slowest host cable of the set, for the reference "on idle cables"
+ * when no flow of the set uses a host cable (all over NVLink). */
+static double slowest_cable(const place_cluster *c, const int *hosts, int n)
+{
+	double g = 0;
+
+	for (int i = 0; i < n; i++)
+		for (int r = 0; r < c->nrails; r++)
+			if (c->host_leaf[hosts[i] * c->nrails + r] >= 0 &&
+			    (g == 0 || c->host_gbps[hosts[i] * c->nrails + r] < g))
+				g = c->host_gbps[hosts[i] * c->nrails + r];
+	return g > 0 ? g : PLACE_DEFAULT_LINK_GBPS;
+}
+
+/* Seconds of one iteration's collective of the request on `hosts` under
+ * the current load (*t), and of a ring on idle host cables (*ideal, the
+ * same reference for every set, so NVLink and SHARP make a set faster than
+ * it). */
+static void comm_time(place_model *m, const place_cluster *c, const place_state *s,
+		      const place_request *r, const int *hosts, int n, int sharp, double *t,
+		      double *ideal)
+{
+	double bytes = r->comm.bytes_per_iter, per_flow, ideal_flow, min_share = -1, min_cable = -1;
+	int hr = c->nhosts * c->nrails, steps, ideal_steps, hops = 2;
 
 	*t = *ideal = 0;
 	if (n < 2 || bytes <= 0 || r->comm.cls == PLACE_COMM_NONE)
 		return;
 	m->ntouched = 0;
+	ideal_steps = r->comm.pattern == PLACE_PATTERN_ALLTOALL ||
+				      r->comm.pattern == PLACE_PATTERN_PIPELINE
+			      ? n - 1
+			      : 2 * (n - 1);
 	switch (r->comm.pattern) {
 	case PLACE_PATTERN_ALLTOALL:
-		per_flow = bytes / (n - 1) / c->nrails;
+		per_flow = ideal_flow = bytes / (n - 1) / c->nrails;
 		steps = n - 1;
 		alltoall_flows(m, c, hosts, n);
 		break;
 	case PLACE_PATTERN_PIPELINE:
-		per_flow = bytes / c->nrails;
+		per_flow = ideal_flow = bytes / c->nrails;
 		steps = n - 1;
 		place_ring_flows(c, hosts, n, 0, m->flows, 1, m->touched, &m->ntouched);
 		break;
 	default:
-		per_flow = 2.0 * (n - 1) / n * bytes / c->nrails;
-		steps = 2 * (n - 1);
-		place_ring_flows(c, hosts, n, 1, m->flows, 1, m->touched, &m->ntouched);
+		ideal_flow = 2.0 * (n - 1) / n * bytes / c->nrails;
+		if (sharp) {
+			per_flow = bytes / c->nrails;
+			steps = 2;
+			sharp_flows(m, c, hosts, n);
+		} else {
+			per_flow = ideal_flow;
+			steps = 2 * (n - 1);
+			place_ring_flows(c, hosts, n, 1, m->flows, 1, m->touched, &m->ntouched);
+		}
 		break;
 	}
 	for (int i = 0; i < m->ntouched; i++) {
@@ -283,6 +374,8 @@ static void comm_time(place_model *m, const place_cluster *c, const place_state 
 		m->flows[res] = 0;
 	}
 	m->ntouched = 0;
+	if (min_cable < 0) /* every flow on NVLink */
+		min_cable = slowest_cable(c, hosts, n);
 	if (min_share <= 0 || min_cable <= 0)
 		return;
 	for (int i = 0; i < n; i++) {
@@ -293,7 +386,7 @@ static void comm_time(place_model *m, const place_cluster *c, const place_state 
 			hops = hd;
 	}
 	*t = per_flow * 8.0 / (min_share * 1e9) + steps * hops * m->hop_latency_s;
-	*ideal = per_flow * 8.0 / (min_cable * 1e9) + steps * 2 * m->hop_latency_s;
+	*ideal = ideal_flow * 8.0 / (min_cable * 1e9) + ideal_steps * 2 * m->hop_latency_s;
 }
 
 /* Wholly idle groups the set takes some but not all of. */
@@ -356,6 +449,7 @@ static int model_score(void *ctx, const place_cluster *c, const place_state *s,
 	place_model *m = ctx;
 	double compute = r->comm.compute_s_per_iter > 0 ? r->comm.compute_s_per_iter : 0;
 	int fewest = -1, heavy = r->comm.cls == PLACE_COMM_HEAVY;
+	int wants_sharp = r->comm.sharp && r->comm.cls != PLACE_COMM_NONE && c->has_sharp;
 
 	for (int i = 0; heavy && i < n; i++) {
 		int g = set_groups(c, cands[i].hosts, cands[i].nhosts);
@@ -367,8 +461,9 @@ static int model_score(void *ctx, const place_cluster *c, const place_state *s,
 	for (int i = 0; i < n; i++) {
 		place_candidate *k = &cands[i];
 		double t, ideal, slow = 1;
+		int sharp = wants_sharp && place_cluster_sharp_eligible(c, k->hosts, k->nhosts);
 
-		comm_time(m, c, s, r, k->hosts, k->nhosts, &t, &ideal);
+		comm_time(m, c, s, r, k->hosts, k->nhosts, sharp, &t, &ideal);
 		if (compute + ideal > 0)
 			slow = (compute + t) / (compute + ideal);
 		k->comm_time_s = t;
@@ -378,6 +473,8 @@ static int model_score(void *ctx, const place_cluster *c, const place_state *s,
 		else
 			k->frag_cost += 1.5 * m->frag_weight *
 					(set_groups(c, k->hosts, k->nhosts) - fewest);
+		if (wants_sharp && !sharp)
+			k->frag_cost += m->frag_weight;
 		k->cost = slow + k->frag_cost;
 	}
 	return 0;

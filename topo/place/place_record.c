@@ -46,12 +46,16 @@ static json_t *choice_json(const place_cluster *c, const place_choice *ch)
 
 	if (o && ch->confidence >= 0)
 		json_object_set_new(o, "confidence", json_real(ch->confidence));
+	if (o && place_cluster_has_sharp(c))
+		json_object_set_new(o, "sharp_eligible", json_boolean(ch->sharp));
+	if (o && place_cluster_ndomains(c) > 0)
+		json_object_set_new(o, "nvlink_domains", json_integer(ch->domains));
 	return o;
 }
 
 static json_t *request_json(const place_cluster *c, const place_request *r)
 {
-	return json_pack("{s:i, s:i, s:i, s:i, s:b, s:o, s:o, s:i, s:{s:s, s:s, s:f, s:f}}",
+	json_t *o = json_pack("{s:i, s:i, s:i, s:i, s:b, s:o, s:o, s:i, s:{s:s, s:s, s:f, s:f}}",
 			 "min_hosts", r->min_hosts, "max_hosts",
 			 r->max_hosts > 0 ? r->max_hosts : r->min_hosts, "gpus_per_host",
 			 r->gpus_per_host, "cores_per_host", r->cores_per_host, "exclusive",
@@ -60,6 +64,10 @@ static json_t *request_json(const place_cluster *c, const place_request *r)
 			 r->max_groups, "comm", "class", place_comm_class_name(r->comm.cls),
 			 "pattern", place_pattern_name(r->comm.pattern), "bytes_per_iter",
 			 r->comm.bytes_per_iter, "compute_s_per_iter", r->comm.compute_s_per_iter);
+
+	if (o && r->comm.sharp) /* a SHARP user */
+		json_object_set_new(json_object_get(o, "comm"), "sharp", json_true());
+	return o;
 }
 
 /* Waiting for locality: what was weighed, only for heavy requests. */

@@ -172,9 +172,20 @@ place_state *report_occupancy_state(const report_occupancy *o, int host_gpus, in
 	return s;
 }
 
+/* Name of span item k (see report_span_names). */
+static const char *span_name(const place_cluster *c, int which, int k)
+{
+	if (which == 1)
+		return place_cluster_leaf_name(c, k);
+	if (which == 2)
+		return place_cluster_domain_name(c, k);
+	return k < place_cluster_ngroups(c) ? place_cluster_group_name(c, k) : "(none)";
+}
+
 char *report_span_names(const place_cluster *c, const int *h, int n, int which, int *count)
 {
-	int N = which ? place_cluster_nleaves(c) : place_cluster_ngroups(c) + 1;
+	int N = which == 1 ? place_cluster_nleaves(c)
+		: which == 2 ? place_cluster_ndomains(c) : place_cluster_ngroups(c) + 1;
 	uint8_t *seen = calloc((size_t)N + 1, 1);
 	size_t len = 1, pos = 0;
 	char *out;
@@ -183,21 +194,23 @@ char *report_span_names(const place_cluster *c, const int *h, int n, int which, 
 	if (!seen)
 		return NULL;
 	for (int i = 0; i < n; i++) {
-		if (which) {
+		if (which == 1) {
 			for (int r = 0; r < place_cluster_nrails(c); r++) {
 				int l = place_cluster_host_leaf(c, h[i], r);
 
 				if (l >= 0)
 					seen[l] = 1;
 			}
+		} else if (which == 2) {
+			if (place_cluster_host_domain(c, h[i]) >= 0)
+				seen[place_cluster_host_domain(c, h[i])] = 1;
 		} else {
 			seen[place_cluster_host_group(c, h[i]) >= 0 ? place_cluster_host_group(c, h[i]) : N - 1] = 1;
 		}
 	}
 	for (int k = 0; k < N; k++)
 		if (seen[k])
-			len += strlen(which ? place_cluster_leaf_name(c, k)
-					    : k < place_cluster_ngroups(c) ? place_cluster_group_name(c, k) : "(none)") + 1;
+			len += strlen(span_name(c, which, k)) + 1;
 	out = malloc(len);
 	if (!out) {
 		free(seen);
@@ -207,8 +220,7 @@ char *report_span_names(const place_cluster *c, const int *h, int n, int which, 
 	for (int k = 0; k < N; k++)
 		if (seen[k]) {
 			pos += (size_t)snprintf(out + pos, len - pos, "%s%s", *count ? "," : "",
-						which ? place_cluster_leaf_name(c, k)
-						      : k < place_cluster_ngroups(c) ? place_cluster_group_name(c, k) : "(none)");
+						span_name(c, which, k));
 			++*count;
 		}
 	free(seen);

@@ -64,7 +64,7 @@ void report_occupancy_finish(report_occupancy *o);
  * down/drained flags carried over. NULL when memory runs out. */
 place_state *report_occupancy_state(const report_occupancy *o, int host_gpus, int host_cores);
 
-/* Names of the groups (which = 0) or leaf switches (which = 1) that host
+/* Names of the groups (which = 0), leaf switches (1) or NVLink domains (2) that host
  * indices h[0..n-1] span, comma-separated in cluster order; sets *count.
  * malloc'd; NULL when memory runs out. */
 char *report_span_names(const place_cluster *c, const int *h, int n, int which, int *count);

@@ -186,6 +186,7 @@ static void request_from(json_t *r, report_decision *d)
 	d->max_groups = inum(json_object_get(r, "max_groups"), 0);
 	copy_str(d->comm_class, sizeof(d->comm_class), json_object_get(comm, "class"));
 	copy_str(d->pattern, sizeof(d->pattern), json_object_get(comm, "pattern"));
+	d->sharp_user = json_is_true(json_object_get(comm, "sharp"));
 	d->bytes_per_iter = num(json_object_get(comm, "bytes_per_iter"), 0);
 	d->compute_s_per_iter = num(json_object_get(comm, "compute_s_per_iter"), 0);
 }

@@ -51,6 +51,7 @@ typedef struct report_decision {
 	int min_hosts, max_hosts, gpus_per_host, cores_per_host, exclusive, max_groups;
 	char comm_class[8];   /* "none", "light", "heavy"; "" unknown */
 	char pattern[12];
+	int sharp_user;       /* the request's comm says "sharp": true (a SHARP user) */
 	double bytes_per_iter, compute_s_per_iter;
 	/* choices (nhosts 0 when absent) */
 	report_choice chosen, baseline;

@@ -156,7 +156,7 @@ void sim_recompute_rates(sim *s)
 			  (j->comm.compute_s_per_iter + t);
 		if (!(j->rate > 1e-6))
 			j->rate = 1e-6;
-		if (j->rate > 1.0)
+		if (j->rate > 1.0 && !j->fl.fast)
 			j->rate = 1.0;
 	}
 	s->net_dirty = 0;
@@ -180,10 +180,15 @@ int sim_start_job(sim *s, int idx, const int *hosts, topo_error *err)
 		return -1;
 	}
 	if (j->heavy) {
-		if (sim_net_ring(s->net, j->hosts, j->nh, &j->fl))
+		int sharp = j->comm.sharp && place_cluster_sharp_eligible(s->c, j->hosts, j->nh);
+
+		if (sharp ? sim_net_sharp(s->net, j->hosts, j->nh, &j->fl)
+			  : sim_net_ring(s->net, j->hosts, j->nh, &j->fl))
 			goto oom;
 		sim_ring_cost(&j->fl, j->nh, j->comm.bytes_per_iter, &j->bytes_per_flow,
 			      &j->t_ideal);
+		if (sharp) /* each host's buffer once, per rail; t_ideal stays the ring's */
+			j->bytes_per_flow = j->fl.rails > 0 ? j->comm.bytes_per_iter / j->fl.rails : 0;
 		s->net_dirty = 1;
 	}
 	hosts_take(s, j, +1);
@@ -621,11 +626,16 @@ static void init_jobs(sim *s, const topo_trace *tr)
 		j->req = t->requested > t->runtime ? t->requested : t->runtime;
 		j->status = j->nh > s->H ? J_DROPPED : J_FUTURE;
 		j->heavy = j->nh > 1 && cfg->nprofiles > 0;
-		if (j->heavy)
-			j->comm = cfg->profiles[topo_comm_profile_draw(cfg->nprofiles, cfg->seed,
-								       (uint64_t)t->id * 2 +
-									       (uint64_t)t->source)]
+		if (j->heavy) {
+			uint64_t key = (uint64_t)t->id * 2 + (uint64_t)t->source;
+
+			j->comm = cfg->profiles[topo_comm_profile_draw(cfg->nprofiles, cfg->seed, key)]
 					  .comm;
+			/* SHARP users: a share of the heavy jobs, drawn per job */
+			j->comm.sharp = cfg->sharp_share > 0 &&
+					topo_comm_profile_draw(1000, cfg->seed ^ 0x5a5a5a5au, key) <
+						cfg->sharp_share * 1000;
+		}
 	}
 }
 

@@ -67,6 +67,9 @@ typedef struct sim_config {
 	 * be deferred under model and gnn; both 0 (default): never */
 	double locality_wait_frac;
 	double locality_wait_cap_s;
+	/* SHARP users (place_comm.sharp): this share 0..1 of the heavy jobs,
+	 * drawn per job from the seed; default 0 */
+	double sharp_share;
 } sim_config;
 
 void sim_config_init(sim_config *cfg);

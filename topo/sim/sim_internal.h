@@ -27,6 +27,9 @@ typedef struct sim_flows {
 	double cross_group;  /* of which between different groups */
 	double cable_gbps;   /* slowest host cable of the job */
 	double rails;        /* rails its hosts use */
+	int fast;            /* some of it over NVLink or reduced in the network
+			      * (SHARP): it may run faster than its ring on
+			      * idle cables, the trace's reference */
 } sim_flows;
 
 sim_net *sim_net_new(const place_cluster *c, topo_error *err);
@@ -41,6 +44,10 @@ int sim_net_host_leaf(const sim_net *n, int h, int r);
 /* Ring flows of a job on ascending host indices (rail r of host i to rail
  * r of host i+1, closed). Returns 0 or -1 on memory exhaustion. */
 int sim_net_ring(sim_net *n, const int *hosts, int nhosts, sim_flows *f);
+/* SHARP in-network all-reduce of a job on hosts under one SHARP tree
+ * (place_cluster_sharp_eligible): per rail one flow up and down each host
+ * cable, one reduced stream per leaf to the root and back. 0 or -1. */
+int sim_net_sharp(sim_net *n, const int *hosts, int nhosts, sim_flows *f);
 void sim_flows_free(sim_flows *f);
 /* Max-min fair rate (Gb/s per flow) of each of n jobs' flows, all flows of
  * a job at one rate (a collective ends with its slowest flow). */

@@ -17,6 +17,19 @@
  * (a core level between pods), the flow also uses pod(a) up and pod(b)
  * down, and enters b's leaf on its cable (b mod K).
  *
+ * NVLink domains (GB200 NVL72 racks): a ring step between two hosts of one
+ * domain goes over NVLink, not the fabric: the sender's NVLink up and the
+ * receiver's NVLink down, each of the host's GPUs x 900 GB/s each way
+ * (place_cluster_host_nvlink_gbps), carrying the whole buffer (the rails'
+ * shares added up); such bytes are not fabric bytes.
+ *
+ * SHARP (sim_net_sharp): a SHARP user's all-reduce on hosts under one SHARP
+ * aggregation tree is reduced in the switches: per rail each host sends its
+ * buffer up its cable once and receives the result once, and each leaf used
+ * sends one reduced stream up the cable to the tree's root and receives one
+ * back (with a root beyond the leaf's spines, through the pods' core
+ * up-links): one stream per leaf, not ring edges.
+ *
  * The engine's analytic model (place_model.c) aggregates a leaf's up-links
  * instead: it is an estimate, this is the simulator's ground truth.
  */
@@ -42,6 +55,7 @@ struct sim_net {
 	/* scratch */
 	double *acc, *rem, *load, *used;
 	int *touched;
+	int *acc_leaf, *leaf_list; /* per leaf: hosts counted, leaves listed */
 	uint8_t *sat;
 };
 
@@ -54,6 +68,11 @@ static int res_pod_up(const sim_net *n, int p) { return 2 * n->H * n->R + 2 * n-
 static int res_pod_down(const sim_net *n, int p)
 {
 	return 2 * n->H * n->R + 2 * n->NC + n->P + p;
+}
+static int res_nvl_up(const sim_net *n, int h) { return 2 * n->H * n->R + 2 * n->NC + 2 * n->P + h; }
+static int res_nvl_down(const sim_net *n, int h)
+{
+	return 2 * n->H * n->R + 2 * n->NC + 2 * n->P + n->H + h;
 }
 
 static int uf_find(int *p, int x)
@@ -255,7 +274,7 @@ sim_net *sim_net_new(const place_cluster *c, topo_error *err)
 	vid_leaf = malloc((topo_graph_nvertices(g) + 1) * sizeof(int));
 	if (!vid_leaf || build_switches(n, g, vid_leaf, &pod_up))
 		goto oom;
-	n->nres = 2 * n->H * n->R + 2 * n->NC + 2 * n->P;
+	n->nres = 2 * n->H * n->R + 2 * n->NC + 2 * n->P + 2 * n->H;
 	n->host_leaf = malloc((size_t)n->H * n->R * sizeof(int) + 1);
 	host_gbps = calloc((size_t)n->H * n->R + 1, sizeof(double));
 	n->host_group = calloc((size_t)n->H + 1, sizeof(int));
@@ -266,8 +285,10 @@ sim_net *sim_net_new(const place_cluster *c, topo_error *err)
 	n->used = calloc((size_t)n->nres + 1, sizeof(double));
 	n->touched = calloc((size_t)n->nres + 1, sizeof(int));
 	n->sat = calloc((size_t)n->nres + 1, 1);
+	n->acc_leaf = calloc((size_t)n->L + 1, sizeof(int));
+	n->leaf_list = calloc((size_t)n->L + 1, sizeof(int));
 	if (!n->host_leaf || !host_gbps || !n->host_group || !n->cap || !n->acc || !n->rem ||
-	    !n->load || !n->used || !n->touched || !n->sat)
+	    !n->load || !n->used || !n->touched || !n->sat || !n->acc_leaf || !n->leaf_list)
 		goto oom;
 	for (int i = 0; i < n->H * n->R; i++)
 		n->host_leaf[i] = -1;
@@ -281,6 +302,9 @@ sim_net *sim_net_new(const place_cluster *c, topo_error *err)
 		n->cap[res_cab_up(n, k)] = n->cap[res_cab_down(n, k)] = n->cab_gbps[k];
 	for (int p = 0; p < n->P; p++)
 		n->cap[res_pod_up(n, p)] = n->cap[res_pod_down(n, p)] = pod_up[p];
+	for (int h = 0; h < n->H; h++)
+		n->cap[res_nvl_up(n, h)] = n->cap[res_nvl_down(n, h)] =
+			place_cluster_host_nvlink_gbps(c, h);
 	free(vid_leaf);
 	free(pod_up);
 	free(host_gbps);
@@ -311,6 +335,8 @@ void sim_net_free(sim_net *n)
 	free(n->used);
 	free(n->touched);
 	free(n->sat);
+	free(n->acc_leaf);
+	free(n->leaf_list);
 	free(n);
 }
 
@@ -337,13 +363,18 @@ void sim_flows_free(sim_flows *f)
 
 /* Count one flow on res; a resource without capacity (a pod without core
  * links) is not a constraint. */
-static void acc_add(sim_net *n, int res, int *nt)
+static void acc_add_n(sim_net *n, int res, double cnt, int *nt)
 {
 	if (n->cap[res] <= 0)
 		return;
 	if (n->acc[res] == 0)
 		n->touched[(*nt)++] = res;
-	n->acc[res] += 1;
+	n->acc[res] += cnt;
+}
+
+static void acc_add(sim_net *n, int res, int *nt)
+{
+	acc_add_n(n, res, 1, nt);
 }
 
 /* D-mod-K: the up-cable of leaf la towards destination host b, then the
@@ -377,38 +408,29 @@ static void route_up_down(sim_net *n, int b, int la, int lb, int *nt)
 	acc_add(n, res_cab_down(n, down), nt);
 }
 
-int sim_net_ring(sim_net *n, const int *hosts, int nhosts, sim_flows *f)
+/* Start counting a job's flows: rails, the slowest host cable. */
+static void flows_begin(sim_net *n, const int *hosts, int nhosts, sim_flows *f)
 {
-	int nt = 0, R = n->R;
 	double minbw = 0;
 
 	f->nres = 0;
 	f->flows = f->cross_leaf = f->cross_group = 0;
 	f->rails = 0;
-	for (int r = 0; r < R; r++)
-		if (nhosts > 0 && n->host_leaf[hosts[0] * R + r] >= 0)
+	f->fast = 0;
+	for (int r = 0; r < n->R; r++)
+		if (nhosts > 0 && n->host_leaf[hosts[0] * n->R + r] >= 0)
 			f->rails++;
-	for (int i = 0; nhosts > 1 && i < nhosts; i++) {
-		int a = hosts[i], b = hosts[(i + 1) % nhosts];
+	for (int i = 0; i < nhosts; i++)
+		for (int r = 0; r < n->R; r++)
+			if (n->host_leaf[hosts[i] * n->R + r] >= 0 &&
+			    (minbw == 0 || n->cap[res_host_up(n, hosts[i], r)] < minbw))
+				minbw = n->cap[res_host_up(n, hosts[i], r)];
+	f->cable_gbps = minbw > 0 ? minbw : SIM_DEFAULT_GBPS;
+}
 
-		for (int r = 0; r < R; r++) {
-			int la = n->host_leaf[a * R + r], lb = n->host_leaf[b * R + r];
-
-			if (la < 0 || lb < 0)
-				continue;
-			f->flows++;
-			acc_add(n, res_host_up(n, a, r), &nt);
-			acc_add(n, res_host_down(n, b, r), &nt);
-			if (minbw == 0 || n->cap[res_host_up(n, a, r)] < minbw)
-				minbw = n->cap[res_host_up(n, a, r)];
-			if (n->host_group[a] != n->host_group[b])
-				f->cross_group++;
-			if (la == lb)
-				continue;
-			f->cross_leaf++;
-			route_up_down(n, b, la, lb, &nt);
-		}
-	}
+/* Copy the counted resources into f. 0, or -1 on memory exhaustion. */
+static int flows_end(sim_net *n, int nt, sim_flows *f)
+{
 	if (nt > f->cap) {
 		int *r2 = realloc(f->res, (size_t)nt * sizeof(int));
 		double *c2 = r2 ? realloc(f->cnt, (size_t)nt * sizeof(double)) : NULL;
@@ -429,8 +451,104 @@ int sim_net_ring(sim_net *n, const int *hosts, int nhosts, sim_flows *f)
 		n->acc[n->touched[i]] = 0;
 	}
 	f->nres = nt;
-	f->cable_gbps = minbw > 0 ? minbw : SIM_DEFAULT_GBPS;
 	return 0;
+}
+
+int sim_net_ring(sim_net *n, const int *hosts, int nhosts, sim_flows *f)
+{
+	int nt = 0, R = n->R;
+
+	flows_begin(n, hosts, nhosts, f);
+	for (int i = 0; nhosts > 1 && i < nhosts; i++) {
+		int a = hosts[i], b = hosts[(i + 1) % nhosts];
+		int da = place_cluster_host_domain(n->c, a);
+
+		if (da >= 0 && da == place_cluster_host_domain(n->c, b)) {
+			double shares = f->rails > 0 ? f->rails : 1;
+
+			if (f->rails == 0)
+				f->rails = 1; /* NVLink only: the buffer is one share */
+			acc_add_n(n, res_nvl_up(n, a), shares, &nt);
+			acc_add_n(n, res_nvl_down(n, b), shares, &nt);
+			f->fast = 1;
+			continue;
+		}
+		for (int r = 0; r < R; r++) {
+			int la = n->host_leaf[a * R + r], lb = n->host_leaf[b * R + r];
+
+			if (la < 0 || lb < 0)
+				continue;
+			f->flows++;
+			acc_add(n, res_host_up(n, a, r), &nt);
+			acc_add(n, res_host_down(n, b, r), &nt);
+			if (n->host_group[a] != n->host_group[b])
+				f->cross_group++;
+			if (la == lb)
+				continue;
+			f->cross_leaf++;
+			route_up_down(n, b, la, lb, &nt);
+		}
+	}
+	return flows_end(n, nt, f);
+}
+
+/* A leaf's stream to SHARP root `root` (a switch vertex) and back. */
+static void route_to_root(sim_net *n, int l, int root, int cross_pod, int *nt)
+{
+	int k = -1, ku = n->cab_off[l + 1] - n->cab_off[l];
+
+	if (ku <= 0)
+		return;
+	for (int c = n->cab_off[l]; c < n->cab_off[l + 1] && k < 0; c++)
+		if (n->cab_other[c] == root)
+			k = c;
+	if (k < 0) { /* a core root: up through a spine and the pod's core links */
+		k = n->cab_off[l] + l % ku;
+		if (cross_pod) {
+			acc_add(n, res_pod_up(n, n->leaf_pod[l]), nt);
+			acc_add(n, res_pod_down(n, n->leaf_pod[l]), nt);
+		}
+	}
+	acc_add(n, res_cab_up(n, k), nt);
+	acc_add(n, res_cab_down(n, k), nt);
+}
+
+int sim_net_sharp(sim_net *n, const int *hosts, int nhosts, sim_flows *f)
+{
+	int nt = 0, R = n->R, groups = 1, pods = 1;
+
+	flows_begin(n, hosts, nhosts, f);
+	f->fast = 1;
+	for (int i = 1; i < nhosts; i++)
+		groups += n->host_group[hosts[i]] != n->host_group[hosts[i - 1]];
+	for (int r = 0; r < R; r++) {
+		int root = place_cluster_sharp_root(n->c, hosts, nhosts, r), nl = 0;
+
+		for (int i = 0; i < nhosts; i++) {
+			int l = n->host_leaf[hosts[i] * R + r];
+
+			if (l < 0)
+				continue;
+			f->flows++;
+			acc_add(n, res_host_up(n, hosts[i], r), &nt);
+			acc_add(n, res_host_down(n, hosts[i], r), &nt);
+			if (n->acc_leaf[l]++ == 0) {
+				n->leaf_list[nl++] = l;
+				pods += nl > 1 && n->leaf_pod[l] != n->leaf_pod[n->leaf_list[0]];
+			}
+		}
+		for (int i = 0; i < nl; i++) {
+			int l = n->leaf_list[i];
+
+			if (nl > 1 && root >= 0) {
+				f->cross_leaf++;
+				f->cross_group += groups > 1;
+				route_to_root(n, l, root, pods > 1, &nt);
+			}
+			n->acc_leaf[l] = 0;
+		}
+	}
+	return flows_end(n, nt, f);
 }
 
 void sim_net_share(sim_net *n, sim_flows *const *jobs, int nj, double *rate)
