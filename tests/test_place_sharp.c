@@ -174,7 +174,7 @@ static void test_classify_sharp(void **st)
 	const char *conf = "ClassRule=account=llm class=heavy sharp=yes\n"
 			   "ClassRule=account=cv class=heavy sharp=no\n";
 	topo_error err;
-	place_classifier *k = place_classifier_parse(conf, "topognn.conf", &err);
+	place_classifier *k = place_classifier_load_mem(conf, "topognn.conf", &err);
 	place_job_info j = { .nodes = 4, .gpus = 32 };
 	int sharp = -1;
 
@@ -200,7 +200,7 @@ static void test_classify_sharp(void **st)
 	place_classify_job(k, &j, &sharp, NULL);
 	assert_int_equal(sharp, 0);
 	place_classifier_free(k);
-	assert_null(place_classifier_parse("\nClassRule=account=x class=heavy sharp=maybe\n",
+	assert_null(place_classifier_load_mem("\nClassRule=account=x class=heavy sharp=maybe\n",
 					   "topognn.conf", &err));
 	assert_int_equal(err.line, 2);
 	assert_non_null(strstr(err.text, "sharp must be yes or no"));
