@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "test_tmp.h"
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,10 +29,10 @@ static const int all_irqs[] = { 0,   9,   100, 101, 102, 103, 104, 105, 106, 107
 #define NALL (sizeof(all_irqs) / sizeof(all_irqs[0]))
 
 typedef struct tree {
-	char root[64];
-	char proc[96];
-	char sys[96];
-	char state[96];
+	char root[128]; /* under $TMPDIR (test_tmp.h) */
+	char proc[160];
+	char sys[160];
+	char state[160];
 	char *saved[NALL]; /* contents of every smp_affinity_list after building */
 	char log[64][256];
 	int nlog;
@@ -134,8 +136,7 @@ static inline void build(tree *t)
 	FILE *f;
 
 	memset(t, 0, sizeof(*t));
-	snprintf(t->root, sizeof(t->root), "/tmp/test_bind_irq.XXXXXX");
-	assert_non_null(mkdtemp(t->root));
+	assert_non_null(test_mkdtemp(t->root, sizeof(t->root), "test_bind_irq.XXXXXX"));
 	snprintf(t->proc, sizeof(t->proc), "%s/proc", t->root);
 	snprintf(t->sys, sizeof(t->sys), "%s/sys", t->root);
 	snprintf(t->state, sizeof(t->state), "%s/state", t->root);
@@ -186,7 +187,7 @@ static inline void build(tree *t)
 
 static inline void destroy(tree *t)
 {
-	char cmd[128];
+	char cmd[192];
 
 	for (size_t i = 0; i < NALL; i++)
 		free(t->saved[i]);

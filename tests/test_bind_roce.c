@@ -23,11 +23,12 @@
 #include "bind_roce.h"
 #include "topo_graph.h"
 #include "topo_nicrole.h"
+#include "test_tmp.h"
 
 typedef struct fixture {
 	topo_graph *g;
 	int host;
-	char root[64];
+	char root[128]; /* under $TMPDIR (test_tmp.h) */
 } fixture;
 
 static void write_file(const char *root, const char *rel, const char *text)
@@ -88,8 +89,7 @@ static int setup(void **state)
 	topo_vertex *v;
 
 	assert_non_null(f);
-	snprintf(f->root, sizeof(f->root), "/tmp/test_bind_roce.XXXXXX");
-	assert_non_null(mkdtemp(f->root));
+	assert_non_null(test_mkdtemp(f->root, sizeof(f->root), "test_bind_roce.XXXXXX"));
 	f->g = topo_graph_new();
 	f->host = topo_graph_add_vertex(f->g, TOPO_V_HOST, "node1");
 	g0 = topo_graph_add_part(f->g, f->host, TOPO_V_GPU, "gpu0");
