@@ -476,7 +476,8 @@ static int set_gpus(planner *pl, const bind_request *req)
 			return -1;
 		}
 	}
-	p->gpus = calloc(n, sizeof(*p->gpus));
+	/* room for the request's count: n distinct ones are at most that many */
+	p->gpus = calloc((size_t)req->ngpus, sizeof(*p->gpus));
 	if (!p->gpus) {
 		free(idx);
 		goto oom;
