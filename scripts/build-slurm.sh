@@ -65,6 +65,20 @@ stamp="$prefix/.topognn-slurm-stamp"
 env_file="$prefix/topognn-slurm.env"
 want_stamp="version=$SLURM_VERSION sha256=$SLURM_SHA256 src=$src_dir build=$build_dir"
 
+# A prefix that already holds this release, built from another source tree
+# (another checkout sharing the install), is adopted rather than rebuilt when
+# TOPOGNN_SLURM_SRCDIR was not given: rebuilding would reinstall Slurm under
+# the daemons another checkout may be running.
+if [[ $force -eq 0 && -z "${TOPOGNN_SLURM_SRCDIR:-}" && -f "$stamp" ]]; then
+    read -r have_version have_sha have_src have_build < "$stamp" || true
+    if [[ "$have_version $have_sha" == "version=$SLURM_VERSION sha256=$SLURM_SHA256" &&
+          -d "${have_src#src=}" && -d "${have_build#build=}" ]]; then
+        src_dir=${have_src#src=}
+        build_dir=${have_build#build=}
+        want_stamp="version=$SLURM_VERSION sha256=$SLURM_SHA256 src=$src_dir build=$build_dir"
+    fi
+fi
+
 print_result() {
     log "Slurm $SLURM_VERSION ready"
     log "  SLURM_PREFIX=$prefix"
