@@ -90,6 +90,10 @@ static void test_log_both_formats(void **state)
 	assert_int_equal(d->ended, 1);
 	assert_true(d->realised_slowdown == 1.5);
 	assert_true(report_predicted_slowdown(d) == 1.0); /* cost 1.25 - frag 0.25 */
+	/* a GNN's cost is a score: no slowdown is predicted from it */
+	snprintf(d->scorer, sizeof(d->scorer), "gnn");
+	assert_true(isnan(report_predicted_slowdown(d)));
+	snprintf(d->scorer, sizeof(d->scorer), "model");
 	assert_int_equal(d->followed, 1);
 
 	d = report_log_find(&log, 8);

@@ -181,7 +181,8 @@ int cmd_cluster(struct ctx *x)
 				       "(mean abs error %.3f)\n", st.predicted_slowdown_mean,
 				       st.realised_slowdown_mean, st.realised, st.slowdown_mae);
 			else
-				printf("    predicted vs realised: no ended job with an outcome in the log\n");
+				printf("    predicted vs realised: no ended job with both a slowdown predicted by "
+				       "the model scorer and an outcome in the log\n");
 		}
 		print_notes(x);
 	}

@@ -17,7 +17,8 @@ const double report_latency_bounds[REPORT_LATENCY_BUCKETS] = {
 
 double report_predicted_slowdown(const report_decision *d)
 {
-	if (isnan(d->chosen.cost))
+	/* only the analytic model's cost is a slowdown; a GNN's is a score */
+	if (isnan(d->chosen.cost) || (d->scorer[0] && strcmp(d->scorer, "model") != 0))
 		return NAN;
 	return d->chosen.cost - (isnan(d->chosen.frag_cost) ? 0 : d->chosen.frag_cost);
 }

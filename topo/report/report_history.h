@@ -58,7 +58,8 @@ typedef struct report_stats {
 int report_stats_compute(const report_log *log, double since, double until, report_stats *st);
 
 /* The predicted communication slowdown of a choice (cost minus its
- * fragmentation part), NAN when unknown. */
+ * fragmentation part), NAN when unknown or when the scorer was not the
+ * analytic model (a GNN's cost is a ranking score, not a slowdown). */
 double report_predicted_slowdown(const report_decision *d);
 
 /* Write the window's decisions that have an observed outcome (an end
