@@ -14,6 +14,7 @@
 #include "place_graphs.h"
 
 #include "malloc_count.h"
+#include "place_request.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -80,17 +81,7 @@ static void busy(fx *f, uint32_t id, const int *hosts, int n, place_comm_class c
 
 static place_request req(int n)
 {
-	place_request r;
-
-	memset(&r, 0, sizeof(r));
-	r.job_id = 100;
-	r.min_hosts = n;
-	r.exclusive = 1;
-	r.comm.cls = PLACE_COMM_HEAVY;
-	r.comm.pattern = PLACE_PATTERN_RING;
-	r.comm.bytes_per_iter = 1e9;
-	r.comm.compute_s_per_iter = 0.1;
-	return r;
+	return heavy_request(n);
 }
 
 static const char *decide(fx *f, const place_request *r, place_policy p, place_decision *d)

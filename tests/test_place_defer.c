@@ -13,6 +13,7 @@
 
 #include "place.h"
 #include "place_graphs.h"
+#include "place_request.h"
 
 typedef struct fx {
 	topo_graph *g;
@@ -57,16 +58,8 @@ static void job(fx *f, uint32_t id, const int *hosts, int n, double end)
 
 static place_request heavy(int n, double limit, double deferred)
 {
-	place_request r;
+	place_request r = heavy_request(n);
 
-	memset(&r, 0, sizeof(r));
-	r.job_id = 100;
-	r.min_hosts = n;
-	r.exclusive = 1;
-	r.comm.cls = PLACE_COMM_HEAVY;
-	r.comm.pattern = PLACE_PATTERN_RING;
-	r.comm.bytes_per_iter = 1e9;
-	r.comm.compute_s_per_iter = 0.1;
 	r.now_s = 1000;
 	r.time_limit_s = limit;
 	r.deferred_s = deferred;

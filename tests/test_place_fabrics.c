@@ -18,23 +18,14 @@
 #include "topo_graph.h"
 #include "topo_netq.h"
 #include "topo_nvsmi.h"
+#include "place_request.h"
 
 #define GB200 FIXTURES_DIR "/nvidia-smi/gb200-nvl72x2"
 #define NETQ FIXTURES_DIR "/netq/roce-2leaf-1spine.json"
 
 static place_request req(int n)
 {
-	place_request r;
-
-	memset(&r, 0, sizeof(r));
-	r.job_id = 100;
-	r.min_hosts = n;
-	r.exclusive = 1;
-	r.comm.cls = PLACE_COMM_HEAVY;
-	r.comm.pattern = PLACE_PATTERN_RING;
-	r.comm.bytes_per_iter = 1e9;
-	r.comm.compute_s_per_iter = 0.1;
-	return r;
+	return heavy_request(n);
 }
 
 /* The groups of a decision's hosts, as "nvl2" when all share one. */

@@ -24,6 +24,7 @@
 #include "place_classify.h"
 #include "topo_fattree.h"
 #include "topo_graph.h"
+#include "place_request.h"
 
 #define SHARP_FABRIC "groups=8,hosts=8,rails=1,oversub=2,spines=8,sharp=4,prefix=n,digits=3"
 #define NVL_FABRIC "groups=4,hosts=36,rails=2,oversub=1,gpus=4,nvl=18,prefix=gb,digits=3"
@@ -67,16 +68,8 @@ static void teardown_fabric(fixture *f)
 
 static place_request req(int n, int sharp)
 {
-	place_request r;
+	place_request r = heavy_request(n);
 
-	memset(&r, 0, sizeof(r));
-	r.job_id = 100;
-	r.min_hosts = n;
-	r.exclusive = 1;
-	r.comm.cls = PLACE_COMM_HEAVY;
-	r.comm.pattern = PLACE_PATTERN_RING;
-	r.comm.bytes_per_iter = 1e9;
-	r.comm.compute_s_per_iter = 0.1;
 	r.comm.sharp = sharp;
 	return r;
 }
