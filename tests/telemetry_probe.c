@@ -29,6 +29,7 @@
 
 #include "place.h"
 #include "place_graphs.h"
+#include "place_request.h"
 #include "telemetry.h"
 #include "telemetry_place.h"
 #include "topo_graph.h"
@@ -129,14 +130,8 @@ static int place_with_telemetry(const topo_graph *g, const telem_snapshot *s, in
 	e = st ? place_engine_new(c, &pcfg, &err) : NULL;
 	if (!e)
 		goto out;
-	memset(&r, 0, sizeof(r));
+	r = heavy_request(n);
 	r.job_id = 1;
-	r.min_hosts = n;
-	r.exclusive = 1;
-	r.comm.cls = PLACE_COMM_HEAVY;
-	r.comm.pattern = PLACE_PATTERN_RING;
-	r.comm.bytes_per_iter = 1e9;
-	r.comm.compute_s_per_iter = 0.1;
 	if (place_decide(e, st, &r, PLACE_POLICY_MODEL, PLACE_POLICY_MODEL, &d))
 		goto out;
 	printf("place before=");
