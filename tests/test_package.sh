@@ -4,7 +4,7 @@
 #   tests/test_package.sh [DIR]     (default <repo>/_build/deb)
 # Checks, with dpkg-deb and an unpack into a scratch root (dpkg -x):
 #  - slurm-topognn: the three modules in /usr/lib/<multiarch>/slurm-wlm, each
-#    exporting plugin_version (its value is proven by loading them in package.sh test); topognn.conf(5);
+#    exporting plugin_version and bound lazily (slurmd loads them too) (its value is proven by loading them in package.sh test); topognn.conf(5);
 #    Depends on topognn and on slurm-wlm-basic-plugins 24.11.5 exactly;
 #  - topognn: every program of tools/*.am with its man page, the shipped
 #    model configure.ac names, the communication profiles, libtopo.
@@ -31,6 +31,9 @@ for m in topology_topognn prep_topognn spank_topognn; do
 	check "$m.so in Debian's PluginDir" test -f "$pd/$m.so"
 	check "$m.so exports plugin_version" \
 		eval 'nm -D --defined-only "$pd/$m.so" | grep -q " plugin_version\$"'
+	# slurmd loads them too, without slurmctld's symbols: binding must be lazy
+	check "$m.so is not linked with -z now" \
+		eval '! readelf -d "$pd/$m.so" | grep -Eq "BIND_NOW|Flags:.* NOW"'
 done
 check "topognn.conf(5)" test -f "$tmp/root/usr/share/man/man5/topognn.conf.5.gz"
 dep=$(dpkg-deb -f "$plugin" Depends)
