@@ -489,6 +489,55 @@ static void test_locality_wait(void **state)
 	world_free(&w);
 }
 
+/* The teacher weighs a defer its base policy cannot see: the same two
+ * groups, but J1 really ends at 20 (it asked for 100). J3 (heavy, limit
+ * 50) arrives at 10 with hosts 3 and 7 free. LocalityWait 1 x 50 s: the
+ * engine predicts su1 free only at 100, past the budget, so `model`
+ * starts J3 at once over both groups. `lookahead-model` forks both: now,
+ * or held to the next event; at 20 su1 frees and J3 starts there, 10 s
+ * later and with no byte across groups. With no budget (frac 0) the
+ * teacher has no defer to weigh. */
+static void test_lookahead_defer(void **state)
+{
+	struct world w;
+	topo_trace t;
+	topo_error err;
+	topo_comm_profile prof[2];
+	sim_metrics la, model, la_off;
+	sim_config cfg;
+
+	(void)state;
+	world_new(&w, "groups=2,hosts=4,rails=1");
+	assert_int_equal(sim_load_profiles(FIXTURES_DIR "/comm", prof, 2, &err), 2);
+	swf(&t, SWF(1, 0, 20, 3, 100) SWF(2, 0, 1000, 3, 1000) SWF(3, 10, 50, 2, 50));
+	locality_run(&w, &t, PLACE_POLICY_MODEL, 1.0, prof, 2, &model);
+	assert_int_equal(model.deferred_jobs, 0);
+	assert_true(model.cross_group_bytes_heavy > 0);
+	assert_float_equal(model.mean_wait_s, 0, 1e-9);
+	for (int lw = 1; lw >= 0; lw--) {
+		sim_metrics *m = lw ? &la : &la_off;
+
+		sim_config_init(&cfg);
+		assert_int_equal(sim_config_set_policy(&cfg, "lookahead-model"), 0);
+		cfg.seed = 1;
+		cfg.profiles = prof;
+		cfg.nprofiles = 2;
+		cfg.locality_wait_frac = lw;
+		if (sim_run(w.c, &t, &cfg, m, &err))
+			fail_msg("sim: %s", err.text);
+		assert_int_equal(m->started, 3);
+	}
+	assert_int_equal(la.deferred_jobs, 1);
+	assert_int_equal(la.lookahead_changed, 1);
+	assert_true(la.cross_group_bytes_heavy == 0);
+	assert_float_equal(la.mean_defer_s, 10.0, 1e-9);
+	assert_float_equal(la.mean_wait_s, 10.0 / 3, 1e-9);
+	assert_int_equal(la_off.deferred_jobs, 0);
+	assert_true(la_off.cross_group_bytes_heavy == model.cross_group_bytes_heavy);
+	trace_free(&t);
+	world_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -499,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_bound_gmin),
 		cmocka_unit_test(test_bound_and_avoidable),
 		cmocka_unit_test(test_locality_wait),
+		cmocka_unit_test(test_lookahead_defer),
 		cmocka_unit_test(test_sharp_streams),
 		cmocka_unit_test(test_sharp_and_nvlink_runs),
 	};

@@ -263,6 +263,31 @@ static void note_deferral(sim *s, int qi, int idx, const place_decision *d)
 	}
 }
 
+void sim_hold_job(sim *s, int idx, const place_decision *d)
+{
+	sjob *j = &s->jobs[idx];
+
+	if (j->defer_start < 0) {
+		j->defer_start = s->now;
+		j->defer_deadline = s->now + d->defer_budget_s;
+	}
+	j->hold_until = s->now;
+}
+
+/* Queue entry qi is held (sim_hold_job) until the next event: the queue
+ * head keeps the groups of its best placement now, as a deferred head
+ * keeps the engine's (backfill goes elsewhere until then). */
+static void keep_held(sim *s, int qi, int idx, const place_decision *d)
+{
+	if (qi != 0)
+		return;
+	s->resv_job = idx;
+	s->resv_until = s->now;
+	memset(s->resv_mask, 0, (size_t)place_cluster_ngroups(s->c));
+	for (int i = 0; i < d->chosen.nhosts; i++)
+		s->resv_mask[place_cluster_host_group(s->c, s->chosen[i])] = 1;
+}
+
 /* Try to place queue entry qi now, on `allowed` hosts (NULL: any).
  * 1 started, 0 not now (no room, or deferred for locality), -1 error. */
 static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
@@ -307,16 +332,32 @@ static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
 		topo_error_set(err, "", 0, "cannot write the decision log");
 		return -1;
 	}
-	if (d.deferred) {
-		note_deferral(s, qi, idx, &d);
+	if (!d.deferred && s->jobs[idx].hold_until >= s->now) {
+		keep_held(s, qi, idx, &d);
 		return 0;
 	}
-	if (s->jobs[idx].heavy && !s->is_fork) {
+	if (s->jobs[idx].heavy && !s->is_fork && s->cfg->lookahead) {
+		int defer = 0;
+
+		s->heavy_decisions++; /* the policy hook: may change s->chosen or defer */
+		if (sim_lookahead_pick(s, qi, &d, &defer, err))
+			return -1;
+		if (defer && !d.deferred) {
+			sim_hold_job(s, idx, &d);
+			s->deferrals++;
+			keep_held(s, qi, idx, &d);
+			return 0;
+		}
+		if (defer) {
+			note_deferral(s, qi, idx, &d);
+			return 0;
+		}
+	} else if (d.deferred) {
+		note_deferral(s, qi, idx, &d);
+		return 0;
+	} else if (s->jobs[idx].heavy && !s->is_fork) {
 		s->heavy_decisions++;
-		if (s->cfg->lookahead) { /* the policy hook: may change s->chosen */
-			if (sim_lookahead_pick(s, qi, &d, err))
-				return -1;
-		} else if (s->cfg->training &&
+		if (s->cfg->training &&
 		    s->heavy_decisions % (s->cfg->train_every > 0 ? s->cfg->train_every : 1) == 0 &&
 		    sim_training_sample(s, qi, &d, s->chosen, err))
 			return -1;
@@ -563,6 +604,7 @@ void sim_free(sim *s)
 	free(s->endt);
 	free(s->resv_mask);
 	free(s->allowed);
+	free(s->defer_mask);
 	place_state_free(s->st);
 	if (!s->is_fork) {
 		place_features_free(s->feat);
@@ -593,12 +635,13 @@ int sim_alloc(sim *s)
 	s->group_size = calloc((size_t)s->ngroups + 1, sizeof(int));
 	s->resv_mask = calloc((size_t)s->ngroups + 1, 1);
 	s->allowed = calloc(H + 1, 1);
+	s->defer_mask = calloc((size_t)s->ngroups + 1, 1);
 	s->resv_job = -1;
 	s->st = place_state_new(s->c);
 	if (!s->jobs || !s->queue || !s->run || !s->rank || !s->rates || !s->flp ||
 	    !s->host_njobs || !s->host_gpus_used || !s->host_cores_used || !s->hostbuf ||
 	    !s->chosen || !s->endt || !s->group_busy || !s->group_size || !s->resv_mask ||
-	    !s->allowed || !s->st)
+	    !s->allowed || !s->defer_mask || !s->st)
 		return -1;
 	for (int h = 0; h < s->H; h++) {
 		place_state_set_host(s->st, h, s->G, s->G, s->C, s->C, 0);
@@ -622,6 +665,7 @@ static void init_jobs(sim *s, const topo_trace *tr)
 			j->gpus = 0; /* CPU-only pod: cores only */
 		j->submit = t->submit;
 		j->defer_start = -1;
+		j->hold_until = -1;
 		j->base = t->runtime;
 		j->req = t->requested > t->runtime ? t->requested : t->runtime;
 		j->status = j->nh > s->H ? J_DROPPED : J_FUTURE;

@@ -97,6 +97,8 @@ typedef struct sjob {
 	double t_ideal;        /* one iteration's collective on idle cables, s */
 	double defer_start;    /* first deferral for locality, -1 never */
 	double defer_deadline; /* when its locality wait budget runs out */
+	double hold_until;     /* the lookahead deferred it: not started at or
+				* before this time (-1 never) */
 } sjob;
 
 typedef struct sim {
@@ -138,6 +140,7 @@ typedef struct sim {
 	double resv_until;
 	uint8_t *resv_mask; /* ngroups */
 	uint8_t *allowed;   /* scratch: hosts a backfilled job may use */
+	uint8_t *defer_mask; /* lookahead: the engine's defer groups, kept over its forks */
 	long deferrals;
 	char last_reason[256]; /* the engine's last refusal */
 	long lookahead_changed; /* decisions where the lookahead left the base choice */
@@ -177,13 +180,21 @@ int sim_fork(const sim *s, sim *f);
 int sim_lookahead_candidates(const sim *s, int idx, const place_decision *d, const int *chosen,
 			     int k, place_choice *cand, int *store);
 /* The teacher's objective J (lower is better) of starting queue entry qi
- * on each of nc candidates: one fork per candidate over the horizon.
+ * on each of nc candidates (hosts NULL: defer it, d its decision): one
+ * fork per candidate over the horizon.
  * Returns the count evaluated, or -1 with err. */
-int sim_lookahead_eval(const sim *s, int qi, const place_choice *cand, int nc, double *J,
-		       topo_error *err);
+int sim_lookahead_eval(const sim *s, int qi, const place_choice *cand, int nc,
+		       const place_decision *d, double *J, topo_error *err);
 /* The lookahead policy: replace s->chosen (the base policy's pick for
- * queue entry qi, decision d) with the candidate of lowest J. 0, or -1. */
-int sim_lookahead_pick(sim *s, int qi, const place_decision *d, topo_error *err);
+ * queue entry qi, decision d) with the candidate of lowest J, or set
+ * *defer when not starting the job now wins. A decision the engine
+ * deferred is weighed against starting now; one that weighed locality
+ * with budget left, against deferring to the next event. 0, or -1. */
+int sim_lookahead_pick(sim *s, int qi, place_decision *d, int *defer, topo_error *err);
+/* Job idx waits (the lookahead chose defer, d its decision): its locality
+ * wait budget starts if it has not, and it is not started again before
+ * the next event. */
+void sim_hold_job(sim *s, int idx, const place_decision *d);
 
 /* Add one decision of job idx labelled by J (target -J) to cfg->training;
  * decisions whose candidates all tie are skipped. 0, or -1 with err. */

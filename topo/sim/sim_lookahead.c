@@ -19,8 +19,15 @@
  * not signal. Ties keep the base
  * policy's choice.
  *
- * The cost is bounded: K forks of one horizon per heavy decision, nothing
- * recursive (forks decide with the base policy only). Offline only.
+ * Defer is a candidate too, when the base decision weighed locality for
+ * the job (model or gnn with a LocalityWait budget left): a deferral the
+ * engine made is candidate 0, weighed against starting now; a placement
+ * it made is weighed against holding the job to the next event
+ * (sim_hold_job). The forks see true run times, the engine time limits,
+ * so the teacher knows when a better placement really frees.
+ *
+ * The cost is bounded: K (+1) forks of one horizon per heavy decision,
+ * nothing recursive (forks decide with the base policy only). Offline only.
  */
 #include "sim_internal.h"
 
@@ -73,10 +80,10 @@ static double window_bytes(const sim *f, double from)
 	return x;
 }
 
-/* Fork s, start queue entry qi on hosts, run the horizon: X, W and the
- * job's own ring bytes. */
-static int look(const sim *s, int qi, const int *hosts, double *x, double *w, double *own,
-		topo_error *err)
+/* Fork s, start queue entry qi on hosts (NULL: defer it; d its decision),
+ * run the horizon: X, W and the job's own ring bytes. */
+static int look(const sim *s, int qi, const int *hosts, const place_decision *d, double *x,
+		double *w, double *own, topo_error *err)
 {
 	int idx = s->queue[qi], rc = -1;
 	double until = s->now + s->cfg->lookahead_horizon_s;
@@ -86,19 +93,27 @@ static int look(const sim *s, int qi, const int *hosts, double *x, double *w, do
 		topo_error_set(err, "", 0, "out of memory forking the simulation");
 		goto out;
 	}
-	memmove(&f.queue[qi], &f.queue[qi + 1], (size_t)(f.nq - qi - 1) * sizeof(int));
-	f.nq--;
-	if (sim_start_job(&f, idx, hosts, err) || sim_schedule(&f, err))
+	if (hosts) {
+		memmove(&f.queue[qi], &f.queue[qi + 1], (size_t)(f.nq - qi - 1) * sizeof(int));
+		f.nq--;
+		if (sim_start_job(&f, idx, hosts, err))
+			goto out;
+	} else if (!d->deferred) {
+		sim_hold_job(&f, idx, d); /* the fork's engine defers on its own */
+	}
+	if (sim_schedule(&f, err))
 		goto out;
 	sim_recompute_rates(&f);
 	if (sim_loop(&f, until, err))
 		goto out;
 	*x = window_bytes(&f, s->now);
 	*w = window_wait(&f, s->now, until);
-	{
-		double xleaf, xgroup;
+	if (f.jobs[idx].status == J_RUNNING || f.jobs[idx].status == J_DONE) {
+		double total, xleaf, xgroup;
 
-		sim_job_bytes(&f.jobs[idx], own, &xleaf, &xgroup);
+		sim_job_bytes(&f.jobs[idx], &total, &xleaf, &xgroup);
+		if (total > *own)
+			*own = total;
 	}
 	rc = 0;
 out:
@@ -106,15 +121,15 @@ out:
 	return rc;
 }
 
-int sim_lookahead_eval(const sim *s, int qi, const place_choice *cand, int nc, double *J,
-		       topo_error *err)
+int sim_lookahead_eval(const sim *s, int qi, const place_choice *cand, int nc,
+		       const place_decision *d, double *J, topo_error *err)
 {
-	double x[SIM_LOOKAHEAD_MAX], w[SIM_LOOKAHEAD_MAX], mx = 0, mw = 0, own = 0;
+	double x[SIM_LOOKAHEAD_MAX + 1], w[SIM_LOOKAHEAD_MAX + 1], mx = 0, mw = 0, own = 0;
 
-	if (nc > SIM_LOOKAHEAD_MAX)
-		nc = SIM_LOOKAHEAD_MAX;
+	if (nc > SIM_LOOKAHEAD_MAX + 1)
+		nc = SIM_LOOKAHEAD_MAX + 1;
 	for (int c = 0; c < nc; c++) {
-		if (look(s, qi, cand[c].hosts, &x[c], &w[c], &own, err))
+		if (look(s, qi, cand[c].hosts, d, &x[c], &w[c], &own, err))
 			return -1;
 		mx += x[c] / nc;
 		mw += w[c] / nc;
@@ -146,33 +161,71 @@ int sim_lookahead_candidates(const sim *s, int idx, const place_decision *d, con
 	return nc;
 }
 
-int sim_lookahead_pick(sim *s, int qi, const place_decision *d, topo_error *err)
+/* May the teacher weigh deferring job idx (decision d)? When the engine
+ * deferred it, or weighed locality for it and budget is left. */
+static int may_defer(const sim *s, int idx, const place_decision *d)
 {
-	int idx = s->queue[qi], nh = s->jobs[idx].nh, nc, best = 0, rc = -1;
-	place_choice cand[SIM_LOOKAHEAD_MAX];
-	double J[SIM_LOOKAHEAD_MAX];
+	const sjob *j = &s->jobs[idx];
+	double left;
+
+	if (d->deferred)
+		return 1;
+	if (!d->locality_checked)
+		return 0;
+	left = j->defer_start < 0 ? d->defer_budget_s : j->defer_deadline - s->now;
+	return left >= 1;
+}
+
+int sim_lookahead_pick(sim *s, int qi, place_decision *d, int *defer, topo_error *err)
+{
+	int idx = s->queue[qi], nh = s->jobs[idx].nh, nc, np, best = 0, rc = -1, first;
+	place_choice cand[SIM_LOOKAHEAD_MAX + 1];
+	double J[SIM_LOOKAHEAD_MAX + 1];
 	int *store = malloc((size_t)SIM_LOOKAHEAD_MAX * nh * sizeof(int));
 
+	*defer = 0;
 	if (!store) {
 		topo_error_set(err, "", 0, "out of memory in the lookahead");
 		return -1;
 	}
-	nc = sim_lookahead_candidates(s, idx, d, s->chosen, s->cfg->lookahead_k, cand, store);
+	/* the engine's scratch changes with every fork's decision */
+	if (d->deferred && d->defer_group_mask) {
+		memcpy(s->defer_mask, d->defer_group_mask, (size_t)place_cluster_ngroups(s->c));
+		d->defer_group_mask = s->defer_mask;
+	}
+	np = sim_lookahead_candidates(s, idx, d, s->chosen, s->cfg->lookahead_k, cand, store);
+	nc = np;
+	first = 0; /* the placements: cand[first .. first + np) */
+	if (may_defer(s, idx, d)) {
+		/* the engine's own answer is candidate 0, so that ties keep it */
+		if (d->deferred) {
+			memmove(&cand[1], &cand[0], (size_t)np * sizeof(cand[0]));
+			first = 1;
+			cand[0] = (place_choice){ 0 };
+		} else {
+			cand[np] = (place_choice){ 0 };
+		}
+		nc++;
+	}
 	if (nc < 2) {
 		rc = 0;
 		goto out;
 	}
-	if (sim_lookahead_eval(s, qi, cand, nc, J, err) < 0)
+	if (sim_lookahead_eval(s, qi, cand, nc, d, J, err) < 0)
 		goto out;
 	for (int c = 1; c < nc; c++)
 		if (J[c] < J[best] - 1e-9)
 			best = c;
 	s->lookahead_changed += best != 0;
-	memcpy(s->chosen, cand[best].hosts, (size_t)nh * sizeof(int));
+	if (cand[best].hosts)
+		memcpy(s->chosen, cand[best].hosts, (size_t)nh * sizeof(int));
+	else
+		*defer = 1;
 	rc = 0;
-	if (s->cfg->training &&
+	/* the student ranks placements: the samples leave defer out */
+	if (s->cfg->training && np >= 2 &&
 	    s->heavy_decisions % (s->cfg->train_every > 0 ? s->cfg->train_every : 1) == 0)
-		rc = sim_training_add_decision(s, idx, cand, nc, J, err);
+		rc = sim_training_add_decision(s, idx, cand + first, np, J + first, err);
 out:
 	free(store);
 	return rc;

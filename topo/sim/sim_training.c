@@ -137,7 +137,7 @@ int sim_training_sample(sim *s, int qi, const place_decision *d, const int *chos
 	nc = sim_lookahead_candidates(s, idx, d, chosen, s->cfg->lookahead_k, cand, store);
 	if (nc < 2)
 		rc = 0;
-	else if (sim_lookahead_eval(s, qi, cand, nc, J, err) >= 0)
+	else if (sim_lookahead_eval(s, qi, cand, nc, d, J, err) >= 0)
 		rc = sim_training_add_decision(s, idx, cand, nc, J, err);
 	free(store);
 	return rc;
