@@ -62,7 +62,7 @@ cleanup() {
 		umount -l -- "${mounted[i]}" 2>/dev/null || true
 	done
 }
-trap cleanup EXIT
+trap 'stop_daemons; cleanup' EXIT
 
 mount_root() {
 	local d
@@ -168,13 +168,17 @@ EOF
 
 # ---- test ----------------------------------------------------------------
 
-pids=()
+# The daemons fork into the background and write their pid files when
+# ready: read them when stopping, not when starting. Also run at exit and
+# before a start, so that no daemon of an earlier run keeps the ports.
 stop_daemons() {
-	local p
-	for p in "${pids[@]}"; do
-		kill "$p" 2>/dev/null || true
+	local f p
+	for f in "$root"/var/tmp/topognn-test/slurmctld.pid "$root"/var/tmp/topognn-test/slurmd.pid; do
+		p=$(cat -- "$f" 2>/dev/null) || continue
+		[[ $p =~ ^[0-9]+$ ]] && kill "$p" 2>/dev/null || true
+		rm -f -- "$f"
 	done
-	pids=()
+	sleep 1
 }
 
 test_cluster() {
@@ -186,9 +190,11 @@ test_cluster() {
 	in_root <<'EOF'
 set -e
 apt-get -o APT::Sandbox::User=root install -y -qq --no-install-recommends slurmctld slurmd slurm-client > /dev/null
-apt-get -o APT::Sandbox::User=root install -y -qq --no-install-recommends /debs/*.deb > /dev/null
+# --reinstall: a rebuild keeps the version number
+apt-get -o APT::Sandbox::User=root install -y -qq --reinstall --no-install-recommends /debs/*.deb > /dev/null
 dpkg-query -W -f='${Package} ${Version}\n' slurmctld slurmd slurm-wlm-basic-plugins topognn slurm-topognn
 EOF
+	stop_daemons
 	log "slurm.conf, topognn.conf, the graph; start slurmctld and slurmd on $port-$((port + 1))"
 	in_root "$port" <<'EOF'
 set -e
@@ -244,9 +250,7 @@ CONF
 slurmctld -f "$etc/slurm.conf"
 slurmd -f "$etc/slurm.conf" -N n001
 EOF
-	pids+=("$(cat "$root/var/tmp/topognn-test/slurmctld.pid" 2>/dev/null || true)")
 	sleep 3
-	pids+=("$(cat "$root/var/tmp/topognn-test/slurmd.pid" 2>/dev/null || true)")
 	log "three jobs with plain sbatch"
 	if ! in_root <<'EOF'; then
 set -e
