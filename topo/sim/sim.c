@@ -246,14 +246,17 @@ void sim_build_request(const sim *s, int idx, place_request *r)
 /* The engine deferred job idx (queue entry qi) for locality: remember
  * since when and until when it may wait, and for the queue head the groups
  * its reservation keeps. */
-static void note_deferral(sim *s, int qi, int idx, const place_decision *d)
+static void start_budget(sim *s, sjob *j, const place_decision *d)
 {
-	sjob *j = &s->jobs[idx];
-
 	if (j->defer_start < 0) {
 		j->defer_start = s->now;
 		j->defer_deadline = s->now + d->defer_budget_s;
 	}
+}
+
+static void note_deferral(sim *s, int qi, int idx, const place_decision *d)
+{
+	start_budget(s, &s->jobs[idx], d);
 	if (!s->is_fork)
 		s->deferrals++;
 	if (qi == 0 && d->defer_group_mask) {
@@ -265,13 +268,8 @@ static void note_deferral(sim *s, int qi, int idx, const place_decision *d)
 
 void sim_hold_job(sim *s, int idx, const place_decision *d)
 {
-	sjob *j = &s->jobs[idx];
-
-	if (j->defer_start < 0) {
-		j->defer_start = s->now;
-		j->defer_deadline = s->now + d->defer_budget_s;
-	}
-	j->hold_until = s->now;
+	start_budget(s, &s->jobs[idx], d);
+	s->jobs[idx].hold_until = s->now;
 }
 
 /* Queue entry qi is held (sim_hold_job) until the next event: the queue
@@ -296,7 +294,7 @@ static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
 	place_request r;
 	place_decision d;
 	double t0, t1;
-	int rc, logging;
+	int rc, logging, defer;
 
 	sim_build_request(s, idx, &r);
 	r.allowed = allowed;
@@ -336,31 +334,27 @@ static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
 		keep_held(s, qi, idx, &d);
 		return 0;
 	}
+	defer = d.deferred;
 	if (s->jobs[idx].heavy && !s->is_fork && s->cfg->lookahead) {
-		int defer = 0;
-
 		s->heavy_decisions++; /* the policy hook: may change s->chosen or defer */
 		if (sim_lookahead_pick(s, qi, &d, &defer, err))
 			return -1;
-		if (defer && !d.deferred) {
-			sim_hold_job(s, idx, &d);
-			s->deferrals++;
-			keep_held(s, qi, idx, &d);
-			return 0;
-		}
-		if (defer) {
-			note_deferral(s, qi, idx, &d);
-			return 0;
-		}
-	} else if (d.deferred) {
-		note_deferral(s, qi, idx, &d);
-		return 0;
-	} else if (s->jobs[idx].heavy && !s->is_fork) {
+	} else if (s->jobs[idx].heavy && !s->is_fork && !defer) {
 		s->heavy_decisions++;
 		if (s->cfg->training &&
 		    s->heavy_decisions % (s->cfg->train_every > 0 ? s->cfg->train_every : 1) == 0 &&
 		    sim_training_sample(s, qi, &d, s->chosen, err))
 			return -1;
+	}
+	if (defer && d.deferred) {
+		note_deferral(s, qi, idx, &d);
+		return 0;
+	}
+	if (defer) { /* the lookahead holds a job the engine placed */
+		sim_hold_job(s, idx, &d);
+		s->deferrals++;
+		keep_held(s, qi, idx, &d);
+		return 0;
 	}
 	if (sim_start_job(s, idx, s->chosen, err))
 		return -1;
