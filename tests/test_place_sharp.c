@@ -120,25 +120,39 @@ static void test_eligibility(void **st)
 	teardown_fabric(&f);
 }
 
+/* Make every other host of the given groups busy, from host `first` (0 or
+ * 1) of the list, each as its own job numbered from id. */
+static void busy_every_other(fixture *f, const int *groups, int ng, int first, uint32_t id)
+{
+	int busy[64], n = group_hosts(f->c, groups, ng, busy);
+
+	for (int i = first; i < n; i += 2)
+		assert_int_equal(place_state_add_job(f->s, id + (uint32_t)i, &busy[i], 1, 0, 0, NULL),
+				 0);
+}
+
+/* A 12-host heavy job (SHARP wanted) under model, tree as the baseline. */
+static void decide_12(fixture *f, place_decision *d)
+{
+	place_request r = req(12, 1);
+
+	if (place_decide(f->e, f->s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, d))
+		fail_msg("%s", d->reason);
+	assert_int_equal(d->chosen.nhosts, 12);
+}
+
 static void test_sharp_job_under_sharp_spine(void **st)
 {
 	fixture f;
 	place_decision d;
-	place_request r;
 	int busy[64], n;
 
 	(void)st;
 	setup_fabric(&f, SHARP_FABRIC);
 	/* groups 1 and 3 half busy: the tightest two-leaf fits are elsewhere */
-	n = group_hosts(f.c, (int[]){ 1, 3 }, 2, busy);
-	for (int i = 0; i < n; i += 2)
-		assert_int_equal(place_state_add_job(f.s, 1 + (uint32_t)i, &busy[i], 1, 0, 0, NULL),
-				 0);
+	busy_every_other(&f, (int[]){ 1, 3 }, 2, 0, 1);
 	/* 12 hosts need two leaves: the SHARP user goes under spines 1-4 */
-	r = req(12, 1);
-	if (place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d))
-		fail_msg("%s", d.reason);
-	assert_int_equal(d.chosen.nhosts, 12);
+	decide_12(&f, &d);
 	assert_int_equal(d.chosen.sharp, 1);
 	for (int i = 0; i < d.chosen.nhosts; i++)
 		assert_int_equal(group_of(f.c, d.chosen.hosts[i]) % 2, 1);
@@ -150,14 +164,8 @@ static void test_sharp_job_under_sharp_spine(void **st)
 	 * hosts; the job is still placed, and the placement says not eligible */
 	n = group_hosts(f.c, (int[]){ 5, 7 }, 2, busy);
 	assert_int_equal(place_state_add_job(f.s, 500, busy, n, 0, 0, NULL), 0);
-	n = group_hosts(f.c, (int[]){ 3 }, 1, busy);
-	for (int i = 1; i < n; i += 2)
-		assert_int_equal(place_state_add_job(f.s, 600 + (uint32_t)i, &busy[i], 1, 0, 0, NULL),
-				 0);
-	r = req(12, 1);
-	if (place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d))
-		fail_msg("%s", d.reason);
-	assert_int_equal(d.chosen.nhosts, 12);
+	busy_every_other(&f, (int[]){ 3 }, 1, 1, 600);
+	decide_12(&f, &d);
 	assert_int_equal(d.chosen.sharp, 0);
 	teardown_fabric(&f);
 }
