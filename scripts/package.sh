@@ -26,7 +26,7 @@
 #   TOPOGNN_DEB_OUT         where the .deb files go (default <repo>/_build/deb)
 #   TOPOGNN_DEBIAN_MIRROR   Debian mirror (default http://deb.debian.org/debian)
 #   TOPOGNN_CLUSTER_PORT    slurmctld's port for the test (default 29000)
-# Needs root, debootstrap and chroot. Prints "package: ... passed" at the end.
+# Needs root and chroot; installs debootstrap when it is missing. Prints "package: ... passed" at the end.
 set -euo pipefail
 
 readonly SLURM_VERSION=24.11.5
@@ -87,7 +87,11 @@ make_root() {
 	if [[ -x $root/usr/bin/apt-get ]]; then
 		log "reusing the trixie root $root"
 	else
-		command -v debootstrap >/dev/null || die "debootstrap is missing (apt-get install debootstrap)"
+		if ! command -v debootstrap >/dev/null; then
+			log "installing debootstrap (apt-get)"
+			{ apt-get update -qq && apt-get install -y -qq --no-install-recommends debootstrap; } \
+				> /dev/null || die "cannot install debootstrap with apt-get"
+		fi
 		log "debootstrap trixie into $root (a few minutes)"
 		debootstrap --variant=minbase --include=ca-certificates trixie "$root" "$mirror" \
 			> "$root.debootstrap.log" 2>&1 || die "debootstrap failed: $root.debootstrap.log"
