@@ -13,9 +13,17 @@
  *  the job's hosts and traffic to the engine's state. prep_p_epilog_slurmctld
  *  (job end) calls topognn_end_job(), which takes them out again.
  *
- *  Slurm dlopen()s plugins RTLD_LOCAL, so the topology plugin's symbol is
- *  found through its own handle (dl_iterate_phdr + RTLD_NOLOAD). In slurmd
- *  this plugin does nothing.
+ *  In slurmd, prep_p_prolog (once per job per node, before its first step)
+ *  and prep_p_epilog call spank_topognn.so's topognn_spank_job_start/_end:
+ *  the node-side IRQ audit/enforce, the report and the restore run inside
+ *  slurmd, with the job's variables passed as an array. Nothing is exec'd
+ *  with the job's spank_job_env, so no job input can make a prolog fail and
+ *  drain the node (issue 21: that is why the SPANK plugin has no
+ *  slurm_spank_job_prolog). slurmd loads the SPANK plugin at its start
+ *  (slurm_spank_slurmd_init) and keeps it.
+ *
+ *  Slurm dlopen()s plugins RTLD_LOCAL, so the other plugins' symbols are
+ *  found through their own handles (dl_iterate_phdr + RTLD_NOLOAD).
 \*****************************************************************************/
 
 #define _GNU_SOURCE
@@ -29,80 +37,163 @@
 #include "src/common/log.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
+#include "src/common/run_in_daemon.h"
+#include "src/interfaces/cred.h"
 #include "src/interfaces/prep.h"
 #include "src/slurmctld/slurmctld.h"
+
+#include "spank_topognn.h"
 
 const char plugin_name[] = "topognn PrEp plugin";
 const char plugin_type[] = "prep/topognn";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
-#define TOPO_SO "/topology_topognn.so"
+/* slurmd's (and slurmstepd's) configuration: this node's name. Weak, so the
+ * plugin also loads in slurmctld, which has no `conf`. */
+extern slurmd_conf_t *conf __attribute__((weak));
 
 typedef int (*commit_fn_t)(job_record_t *job_ptr);
 
-static commit_fn_t commit_fn = NULL;	/* topognn_commit_job */
-static commit_fn_t end_fn = NULL;	/* topognn_end_job */
-static void *topo_handle = NULL;
-static bool lookup_done = false;
+/* Another topognn plugin loaded in this process, and two of its entry
+ * points, looked up once. */
+typedef struct {
+	const char *suffix;  /* "/name.so" */
+	const char *absent;  /* logged when it is not loaded */
+	const char *sym[2];
+	bool done;
+	void *handle;
+	void *fn[2];
+} peer_t;
+
+/* slurmctld: topognn_commit_job, topognn_end_job */
+static peer_t topo = {
+	"/topology_topognn.so",
+	"topology/topognn is not loaded (TopologyPlugin=topology/topognn?): no decisions are committed",
+	{ "topognn_commit_job", "topognn_end_job" },
+};
+/* slurmd: topognn_spank_job_start, topognn_spank_job_end */
+static peer_t spank = {
+	"/spank_topognn.so",
+	"spank_topognn.so is not loaded in this process (not in plugstack.conf?): no node-side work at job start",
+	{ "topognn_spank_job_start", "topognn_spank_job_end" },
+};
 static pthread_mutex_t lookup_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int _find_topo_so(struct dl_phdr_info *info, size_t size, void *data)
-{
-	char **path = data;
-	size_t len = info->dlpi_name ? strlen(info->dlpi_name) : 0;
+typedef struct {
+	const char *suffix; /* "/name.so" */
+	char *path;         /* OUT: the loaded object's path */
+} find_so_t;
 
-	if (len >= strlen(TOPO_SO) &&
-	    !strcmp(info->dlpi_name + len - strlen(TOPO_SO), TOPO_SO)) {
-		*path = xstrdup(info->dlpi_name);
+static int _find_so(struct dl_phdr_info *info, size_t size, void *data)
+{
+	find_so_t *f = data;
+	size_t len = info->dlpi_name ? strlen(info->dlpi_name) : 0;
+	size_t slen = strlen(f->suffix);
+
+	if (len >= slen && !strcmp(info->dlpi_name + len - slen, f->suffix)) {
+		f->path = xstrdup(info->dlpi_name);
 		return 1;
 	}
 	return 0;
 }
 
-/* Look the topology plugin's entry points up once; false if absent. */
-static bool _lookup(void)
+/* Look p's entry points up once, through the handle of the already loaded
+ * object (Slurm loads plugins RTLD_LOCAL); false (logged once) if absent. */
+static bool _lookup(peer_t *p)
 {
-	char *path = NULL;
+	find_so_t f = { p->suffix, NULL };
 
 	slurm_mutex_lock(&lookup_lock);
-	if (lookup_done)
+	if (p->done)
 		goto done;
-	lookup_done = true;
-	dl_iterate_phdr(_find_topo_so, &path);
-	if (!path) {
-		error("topology/topognn is not loaded (TopologyPlugin=topology/topognn?): no decisions are committed");
-		goto done;
-	}
-	if (!(topo_handle = dlopen(path, RTLD_LAZY | RTLD_NOLOAD))) {
-		error("dlopen(%s): %s", path, dlerror());
+	p->done = true;
+	dl_iterate_phdr(_find_so, &f);
+	if (!f.path) {
+		error("%s", p->absent);
 		goto done;
 	}
-	commit_fn = dlsym(topo_handle, "topognn_commit_job");
-	end_fn = dlsym(topo_handle, "topognn_end_job");
-	if (!commit_fn || !end_fn)
-		error("%s lacks topognn_commit_job or topognn_end_job: version mismatch?",
-		      path);
+	if (!(p->handle = dlopen(f.path, RTLD_LAZY | RTLD_NOLOAD))) {
+		error("dlopen(%s): %s", f.path, dlerror());
+		goto done;
+	}
+	for (int i = 0; i < 2; i++)
+		p->fn[i] = dlsym(p->handle, p->sym[i]);
+	if (!p->fn[0] || !p->fn[1])
+		error("%s lacks %s or %s: version mismatch?", f.path, p->sym[0], p->sym[1]);
 done:
-	xfree(path);
+	xfree(f.path);
 	slurm_mutex_unlock(&lookup_lock);
-	return commit_fn && end_fn;
+	return p->fn[0] && p->fn[1];
+}
+
+static void _forget(peer_t *p)
+{
+	if (p->handle)
+		dlclose(p->handle);
+	p->handle = NULL;
+	p->fn[0] = p->fn[1] = NULL;
+	p->done = false;
+}
+
+/* This node's Slurm name in slurmd (or slurmstepd); NULL elsewhere. */
+static const char *_node_name(void)
+{
+	return (&conf && conf) ? conf->node_name : NULL;
+}
+
+static void _env_add(const char ***env, int *n, char **from)
+{
+	for (int i = 0; from && from[i]; i++)
+		(*env)[(*n)++] = from[i];
+}
+
+/* The job's variables for the SPANK plugin, most trusted first (its look-up
+ * takes the first match): SLURM_JOB_OVERSUBSCRIBE from the credential (who
+ * may enforce), the GRES variables (SLURM_JOB_GPUS), then spank_job_env (the
+ * plan prep_p_prolog_slurmctld set). Pointers into job_env, not copies;
+ * xfree the array and *own. */
+static const char **_job_vars(job_env_t *job_env, slurm_cred_t *cred, char **own)
+{
+	int n = 0, cap = 2 + (int) job_env->spank_job_env_size;
+	const char **env;
+
+	for (int i = 0; job_env->gres_job_env && job_env->gres_job_env[i]; i++)
+		cap++;
+	env = xcalloc(cap, sizeof(*env));
+	*own = NULL;
+	if (cred) {
+		slurm_cred_arg_t *arg = slurm_cred_get_args(cred);
+
+		*own = xstrdup_printf("SLURM_JOB_OVERSUBSCRIBE=%s",
+				      job_share_string(arg->job_oversubscribe));
+		slurm_cred_unlock_args(cred);
+		env[n++] = *own;
+	}
+	_env_add(&env, &n, job_env->gres_job_env);
+	for (uint32_t i = 0; i < job_env->spank_job_env_size &&
+			     job_env->spank_job_env && job_env->spank_job_env[i]; i++)
+		env[n++] = job_env->spank_job_env[i];
+	env[n] = NULL;
+	return env;
 }
 
 extern int init(void)
 {
 	verbose("%s loaded", plugin_name);
+	/* Without the extern step or an Epilog, slurmd skips the epilog of a job
+	 * whose steps have all ended, and enforced IRQs would stay moved. */
+	if (running_in_slurmd() &&
+	    !(slurm_conf.prolog_flags & PROLOG_FLAG_CONTAIN) && !slurm_conf.epilog_cnt)
+		info("%s: PrologFlags has no Contain and there is no Epilog: slurmd may skip the epilog of a job whose steps have ended, so spank_topognn.so irq=enforce may leave its IRQs moved",
+		     plugin_type);
 	return SLURM_SUCCESS;
 }
 
 extern void fini(void)
 {
 	slurm_mutex_lock(&lookup_lock);
-	if (topo_handle)
-		dlclose(topo_handle);
-	topo_handle = NULL;
-	commit_fn = NULL;
-	end_fn = NULL;
-	lookup_done = false;
+	_forget(&topo);
+	_forget(&spank);
 	slurm_mutex_unlock(&lookup_lock);
 }
 
@@ -110,20 +201,39 @@ extern void prep_p_register_callbacks(prep_callbacks_t *callbacks)
 {
 }
 
+/* Never fails: a problem is logged, the job goes on. */
 extern int prep_p_prolog(job_env_t *job_env, slurm_cred_t *cred)
 {
+	const char *node = _node_name();
+	const char **env;
+	char *own, job[16];
+
+	if (!node || !_lookup(&spank))
+		return SLURM_SUCCESS;
+	snprintf(job, sizeof(job), "%u", job_env->jobid);
+	env = _job_vars(job_env, cred, &own);
+	(void) ((topognn_spank_job_start_fn) spank.fn[0])(job, node, env);
+	xfree(env);
+	xfree(own);
 	return SLURM_SUCCESS;
 }
 
 extern int prep_p_epilog(job_env_t *job_env, slurm_cred_t *cred)
 {
+	const char *node = _node_name();
+	char job[16];
+
+	if (!node || !_lookup(&spank))
+		return SLURM_SUCCESS;
+	snprintf(job, sizeof(job), "%u", job_env->jobid);
+	(void) ((topognn_spank_job_end_fn) spank.fn[1])(job, node);
 	return SLURM_SUCCESS;
 }
 
 extern int prep_p_prolog_slurmctld(job_record_t *job_ptr, bool *async)
 {
 	*async = false;
-	if (_lookup() && commit_fn(job_ptr) != SLURM_SUCCESS)
+	if (_lookup(&topo) && ((commit_fn_t) topo.fn[0])(job_ptr) != SLURM_SUCCESS)
 		debug("%pJ: commit failed", job_ptr);
 	return SLURM_SUCCESS;
 }
@@ -132,8 +242,8 @@ extern int prep_p_prolog_slurmctld(job_record_t *job_ptr, bool *async)
 extern int prep_p_epilog_slurmctld(job_record_t *job_ptr, bool *async)
 {
 	*async = false;
-	if (_lookup())
-		(void) end_fn(job_ptr);
+	if (_lookup(&topo))
+		(void) ((commit_fn_t) topo.fn[1])(job_ptr);
 	return SLURM_SUCCESS;
 }
 

@@ -17,12 +17,21 @@
  *    slurm_spank_init         register --topognn-nic; remote: recover stale
  *                             IRQ state (a node that crashed mid-job)
  *    slurm_spank_slurmd_init  recover stale IRQ state at slurmd start
- *    slurm_spank_job_prolog   once per job per node: IRQ audit/enforce, report
  *    slurm_spank_task_init_privileged
- *                             the same when the prolog did not run
+ *                             once per job per node when prep/topognn did
+ *                             not: IRQ audit, report (never enforce)
  *    slurm_spank_task_init    the step's variables; CPU binding (cpu_bind=yes)
  *    slurm_spank_exit         extern step: restore IRQs
- *    slurm_spank_job_epilog   restore IRQs, remove the job's markers
+ *
+ *  Not SPANK callbacks: topognn_spank_job_start/_end, called inside slurmd by
+ *  prep/topognn's prolog and epilog (IRQ audit/enforce and report; restore).
+ *  The plugin defines no slurm_spank_job_prolog/_epilog on purpose: with one,
+ *  slurmd execs `slurmstepd spank prolog` with the job's spank_job_env for
+ *  every job, and a job whose environment is too big for execve (E2BIG: one
+ *  entry over 128 KiB, set through the API) fails that exec, so slurmd drains
+ *  the node (issue 21). slurmd keeps this plugin loaded from
+ *  slurm_spank_slurmd_init on, and prep/topognn finds the two entry points
+ *  through the plugin's handle, as it finds topology/topognn's in slurmctld.
  *
  *  Trust (docs/security.md): root callbacks take the node name from their
  *  own process environment (never the job's), accept only root-owned state
@@ -37,6 +46,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +62,7 @@
 #include "bind_cpulist.h"
 #include "bind_irq.h"
 #include "bind_plan.h"
+#include "spank_topognn.h"
 #include "topo_hwloc.h"
 #include "topo_nicrole.h"
 
@@ -183,19 +194,32 @@ static void parse_args(int ac, char **av)
 
 /* ---- environment access ---------------------------------------------------- */
 
-/* getenv for the planner: the task's environment (spank) or ours (prolog). */
+/* getenv for the planner: the task's environment (spank) or the job's
+ * variables that slurmd gave prep/topognn (env: "NAME=value", NULL-ended;
+ * the first match wins). */
 typedef struct env_ctx {
-	spank_t sp;          /* NULL: the process environment */
+	spank_t sp;              /* NULL: env */
+	const char *const *env;
 	char buf[6][4096];
 	int next;
 } env_ctx;
+
+static const char *array_getenv(const char *const *env, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; env && env[i]; i++)
+		if (!strncmp(env[i], name, len) && env[i][len] == '=')
+			return env[i] + len + 1;
+	return NULL;
+}
 
 static const char *raw_getenv(env_ctx *c, const char *name)
 {
 	char *b;
 
 	if (!c->sp)
-		return getenv(name);
+		return array_getenv(c->env, name);
 	b = c->buf[c->next];
 	c->next = (c->next + 1) % 6;
 	if (spank_getenv(c->sp, name, b, sizeof(c->buf[0])) != ESPANK_SUCCESS)
@@ -255,9 +279,9 @@ static char *expand(const char *pattern, const char *node)
  * prolog's and epilog's. Never from the job's environment (spank_getenv),
  * which its user controls. Else the host name. Returns 0, or -1 (logged)
  * when the name is not safe to put into a path (bind_name_ok). */
-static int node_name(char *buf, size_t len)
+static int node_name(char *buf, size_t len, const char *given)
 {
-	const char *n = getenv("SLURMD_NODENAME");
+	const char *n = given ? given : getenv("SLURMD_NODENAME");
 
 	if (n && *n)
 		snprintf(buf, len, "%s", n);
@@ -454,7 +478,7 @@ static void recover_stale(void)
 	struct stat st;
 	int n;
 
-	if (conf.irq == IRQ_OFF || geteuid() != 0 || node_name(node, sizeof(node)) < 0)
+	if (conf.irq == IRQ_OFF || geteuid() != 0 || node_name(node, sizeof(node), NULL) < 0)
 		return;
 	dir = expand(conf.state_dir, node);
 	if (dir && stat(dir, &st) == 0) {
@@ -508,7 +532,7 @@ static void enforce(json_t *o, const bind_irq_set *set, const char *job, const c
  * prolog (its environment comes from slurmd, not from the job's user), and
  * only for a job that has the node to itself. Returns 1 with *cpus set, or 0
  * with the reason in o ("enforce": "skipped", "why"). */
-static int may_enforce(json_t *o, int prolog, char **cpus)
+static int may_enforce(env_ctx *c, json_t *o, int prolog, char **cpus)
 {
 	bind_roots r = roots();
 	char why[256], buf[TOPO_ERROR_TEXT_LEN + TOPO_ERROR_SOURCE_LEN + 32];
@@ -518,8 +542,8 @@ static int may_enforce(json_t *o, int prolog, char **cpus)
 	*cpus = NULL;
 	if (!prolog)
 		snprintf(why, sizeof(why),
-			 "enforce runs only in the prolog (no prolog ran: add prep/script to PrEpPlugins)");
-	else if ((rc = bind_enforce_scope(&r, getenv("SLURM_JOB_OVERSUBSCRIBE"), cpus, why,
+			 "enforce runs only in the prolog (no prolog ran: add prep/topognn to PrEpPlugins)");
+	else if ((rc = bind_enforce_scope(&r, raw_getenv(c, "SLURM_JOB_OVERSUBSCRIBE"), cpus, why,
 					  sizeof(why), &err)) < 0)
 		snprintf(why, sizeof(why), "job CPUs unknown: %s",
 			 topo_error_format(&err, buf, sizeof(buf)));
@@ -534,8 +558,8 @@ static int may_enforce(json_t *o, int prolog, char **cpus)
 /* Audit (and, from the prolog of a job that has the node, enforce) the IRQs
  * of the plan's HCAs; the outcome as JSON. `task_cpus`: the calling task's
  * CPUs for the audit when not in the prolog. */
-static json_t *irq_work(const bind_plan *p, const char *job, int prolog, const char *task_cpus,
-			const char *state_dir)
+static json_t *irq_work(env_ctx *c, const bind_plan *p, const char *job, int prolog,
+			const char *task_cpus, const char *state_dir)
 {
 	json_t *o = json_object();
 	bind_roots r = roots();
@@ -555,7 +579,7 @@ static json_t *irq_work(const bind_plan *p, const char *job, int prolog, const c
 		return o;
 	}
 	if (conf.irq == IRQ_ENFORCE)
-		enf = may_enforce(o, prolog, &job_cpus);
+		enf = may_enforce(c, o, prolog, &job_cpus);
 	for (int i = 0; i < p->nhcas; i++)
 		req[i].name = p->hcas[i].name;
 	set = bind_irq_load(&r, req, p->nhcas, &err);
@@ -617,8 +641,10 @@ static void write_report(const char *dir, const char *job, const char *node, jso
 }
 
 /* The first caller for a job on this node creates its marker and does the
- * IRQ work and the report; later callers return at once. */
-static void job_once(env_ctx *c, const char *job, const char *task_cpus, const char *where)
+ * IRQ work and the report; later callers return at once. `given_node`: this
+ * node's name from slurmd (NULL: node_name()). */
+static void job_once(env_ctx *c, const char *job, const char *given_node, const char *task_cpus,
+		     const char *where)
 {
 	char node[256], marker[4096], id[64];
 	int prolog = strcmp(where, "prolog") == 0;
@@ -627,7 +653,7 @@ static void job_once(env_ctx *c, const char *job, const char *task_cpus, const c
 	json_t *rep = NULL, *pj = NULL;
 	int fd;
 
-	if (node_name(node, sizeof(node)) < 0 || !bind_name_ok(job))
+	if (node_name(node, sizeof(node), given_node) < 0 || !bind_name_ok(job))
 		return;
 	state_dir = expand(conf.state_dir, node);
 	report_dir = expand(conf.report_dir, node);
@@ -661,7 +687,7 @@ static void job_once(env_ctx *c, const char *job, const char *task_cpus, const c
 	else
 		json_object_set_new(rep, "plan", json_null());
 	if (conf.irq != IRQ_OFF && p)
-		json_object_set_new(rep, "irq", irq_work(p, job, prolog, task_cpus, state_dir));
+		json_object_set_new(rep, "irq", irq_work(c, p, job, prolog, task_cpus, state_dir));
 	else
 		json_object_set_new(rep, "irq", json_pack("{s:s, s:s}", "mode",
 							  conf.irq == IRQ_OFF ? "off" : "audit",
@@ -674,7 +700,7 @@ out:
 	free(report_dir);
 }
 
-static void job_end(const char *job)
+static void job_end(const char *job, const char *given_node)
 {
 	char node[256], marker[4096];
 	char *dir;
@@ -682,7 +708,7 @@ static void job_end(const char *job)
 	bind_log log = { log_change, NULL };
 	topo_error err;
 
-	if (node_name(node, sizeof(node)) < 0 || !bind_name_ok(job) ||
+	if (node_name(node, sizeof(node), given_node) < 0 || !bind_name_ok(job) ||
 	    !(dir = expand(conf.state_dir, node)))
 		return;
 	if (conf.irq == IRQ_ENFORCE && geteuid() == 0 &&
@@ -735,18 +761,6 @@ int slurm_spank_slurmd_init(spank_t sp, int ac, char **av)
 	return 0;
 }
 
-int slurm_spank_job_prolog(spank_t sp, int ac, char **av)
-{
-	char job[32];
-	env_ctx *c = calloc(1, sizeof(*c));
-
-	parse_args(ac, av);
-	if (c && job_id_of(sp, job, sizeof(job)) == 0)
-		job_once(c, job, NULL, "prolog");
-	free(c);
-	return 0;
-}
-
 /* The CPUs this task may run on now (after cgroup/affinity), as a list;
  * NULL when that is every online CPU (nothing learned). */
 static char *current_cpus(void)
@@ -784,7 +798,7 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 	}
 	c->sp = sp;
 	cpus = current_cpus();
-	job_once(c, job, cpus, "task");
+	job_once(c, job, NULL, cpus, "task");
 	free(cpus);
 	free(c);
 	return 0;
@@ -832,7 +846,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (!c)
 		return 0;
 	c->sp = sp;
-	if (node_name(node, sizeof(node)) < 0) {
+	if (node_name(node, sizeof(node), NULL) < 0) {
 		free(c);
 		return 0;
 	}
@@ -876,16 +890,44 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	/* The extern step ends with the job on every node (PrologFlags=contain). */
 	if (spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS &&
 	    step == SLURM_EXTERN_CONT && job_id_of(sp, job, sizeof(job)) == 0)
-		job_end(job);
+		job_end(job, NULL);
 	return 0;
 }
 
-int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
-{
-	char job[32];
+/* ---- called by prep/topognn inside slurmd ----------------------------------- */
 
-	parse_args(ac, av);
-	if (job_id_of(sp, job, sizeof(job)) == 0)
-		job_end(job);
+/* prep/topognn may run the prologs of several jobs at once (one slurmd thread
+ * each): one job's IRQ work at a time. */
+static pthread_mutex_t job_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* From slurmd's prolog (prep/topognn's prep_p_prolog), see spank_topognn.h.
+ * Nothing is exec'd, so no job variable's size matters. */
+int topognn_spank_job_start(const char *job, const char *node, const char *const *env)
+{
+	env_ctx *c;
+
+	if (!conf.parsed) {
+		slurm_error(PREFIX "job %s: the plugin's arguments were not read in slurmd (no slurm_spank_slurmd_init): no prolog work",
+			    job ? job : "?");
+		return 0;
+	}
+	if (!job || !node || !(c = calloc(1, sizeof(*c))))
+		return 0;
+	c->env = env;
+	pthread_mutex_lock(&job_lock);
+	job_once(c, job, node, NULL, "prolog");
+	pthread_mutex_unlock(&job_lock);
+	free(c);
+	return 0;
+}
+
+/* From slurmd's epilog (prep/topognn's prep_p_epilog), see spank_topognn.h. */
+int topognn_spank_job_end(const char *job, const char *node)
+{
+	if (!conf.parsed || !job || !node)
+		return 0;
+	pthread_mutex_lock(&job_lock);
+	job_end(job, node);
+	pthread_mutex_unlock(&job_lock);
 	return 0;
 }

@@ -8,6 +8,15 @@
 # spank_start_cluster CLUSTER TRIES: "CLUSTER start", waiting a minute at a
 #   time (TRIES times) while another cluster runs; prints the start's tail and
 #   returns 1 when it fails otherwise.
+# spank_slurm_conf ETC: slurm.conf lines for the SPANK plugin's cluster:
+#   plugstack.conf in ETC, prep/topognn (which runs the plugin's job start and
+#   end inside slurmd) and PrologFlags=Contain (the extern step, whose exit and
+#   slurmd's epilog restore IRQs). The caller exports TOPOGNN_PLUGIN_DIRS.
+
+spank_slurm_conf() {
+    printf 'PlugStackConfig=%s/plugstack.conf\n' "$1"
+    printf 'PrEpPlugins=prep/script,prep/topognn\nPrologFlags=Contain\n'
+}
 
 spank_fake_tree() {
     local fake=$1 other=${2:-} irq h k pci dev

@@ -71,7 +71,8 @@ report_dir="$TOPOGNN_CLUSTER_DIR/report"
 rm -rf -- "$report_dir" "$TOPOGNN_CLUSTER_DIR/irq"     # job ids start again at 1
 printf 'required %s hwloc=%s/%%n.xml socket_ifname=eth0 irq=enforce housekeeping=0-1 state_dir=%s/irq/%%n report_dir=%s proc_root=%s/proc sys_root=%s/sys\n' \
     "$plugin" "$etc" "$TOPOGNN_CLUSTER_DIR" "$report_dir" "$fake" "$fake" > "$work/plugstack.conf"
-printf 'PlugStackConfig=%s/plugstack.conf\n' "$etc" > "$work/extra.conf"
+spank_slurm_conf "$etc" > "$work/extra.conf"
+export TOPOGNN_PLUGIN_DIRS="$build_dir/slurm-plugin/.libs"
 export TOPOGNN_CLUSTER_EXTRA_FILES="$work/n001.xml:$work/n002.xml:$work/plugstack.conf"
 export TOPOGNN_CLUSTER_EXTRA_CONF="$work/extra.conf"
 

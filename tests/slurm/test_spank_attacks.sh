@@ -17,7 +17,10 @@
 #               root-owned file, for a job held until they are planted;
 #   options     --topognn-nic with traversal, "..", and another job's HCA on a
 #               shared node (a victim job holds it); garbage TOPOGNN_PLAN,
-#               CUDA_VISIBLE_DEVICES, SLURM_JOB_GPUS.
+#               CUDA_VISIBLE_DEVICES, SLURM_JOB_GPUS;
+#   node drain  a job submitted through libslurm (tests/slurm/submit_big_env.c)
+#               with one spank_job_env entry over 128 KiB (issue 21): the job
+#               runs or is refused at submit, and the node stays idle.
 #
 # Asserts after each attack: the fake tree (proc/irq, interrupts, sys) is byte
 # for byte as before (the victim's: as during the victim), every root-owned
@@ -99,11 +102,12 @@ mkdir -p "$report_dir" && chmod 1777 "$report_dir"   # shared, like /tmp
 printf 'required %s hwloc=%s/%%n.xml socket_ifname=eth0 irq=enforce housekeeping=0-1 state_dir=%s/irq/%%n report_dir=%s proc_root=%s/proc sys_root=%s/sys\n' \
     "$plugin" "$etc" "$TOPOGNN_CLUSTER_DIR" "$report_dir" "$fake" "$fake" > "$work/plugstack.conf"
 {
-    printf 'PlugStackConfig=%s/plugstack.conf\n' "$etc"
+    spank_slurm_conf "$etc"
     printf 'PartitionName=shared Nodes=ALL Default=NO MaxTime=INFINITE State=UP OverSubscribe=NO\n'
 } > "$work/extra.conf"
 export TOPOGNN_CLUSTER_EXTRA_FILES="$work/n001.xml:$work/n002.xml:$work/plugstack.conf"
 export TOPOGNN_CLUSTER_EXTRA_CONF="$work/extra.conf"
+export TOPOGNN_PLUGIN_DIRS="$build_dir/slurm-plugin/.libs"
 
 eval "$("$cluster" env)"
 started=0
@@ -270,6 +274,45 @@ else
 fi
 scancel "$victim" 2>/dev/null || true
 check "after the victim and the attacker ended"
+
+# ---- 6. node drain: one spank_job_env entry over 128 KiB, through the API -----
+# sbatch cannot set spank_job_env; libslurm (and slurmrestd) can. A SPANK plugin
+# with slurm_spank_job_prolog makes slurmd exec `slurmstepd spank prolog` with
+# that environment: execve fails (E2BIG) and slurmd drains the node (issue 21).
+# Passes when the job ran, or slurmctld refused it at submit, and n001 is idle.
+slurm_prefix=${TOPOGNN_SLURM_PREFIX:-$repo_root/.local/slurm}
+if cc -o "$work/submit_big_env" "$script_dir/submit_big_env.c" -I"$slurm_prefix/include" \
+      -L"$slurm_prefix/lib" -Wl,-rpath,"$slurm_prefix/lib" -lslurm 2> "$work/cc.err"; then
+    out=$(as_attacker SLURM_CONF="$SLURM_CONF" "$work/submit_big_env" n001 "$evil/big.out" 2>&1 || true)
+    if [[ "$out" =~ ^submitted\ ([0-9]+) ]]; then
+        big=${BASH_REMATCH[1]}
+        for (( i = 0; i < 60; i++ )); do
+            [[ -f "$evil/big.out" && -z "$(squeue -h -t R,CG -j "$big" 2>/dev/null)" ]] && break
+            sleep 1
+        done
+        if grep -qx ran "$evil/big.out" 2>/dev/null; then
+            pass "200 KiB spank_job_env entry: the attacker's job $big ran"
+        else
+            fail "200 KiB spank_job_env entry: job $big did not run: $(squeue -h -j "$big" -o '%T %r' 2>&1)"
+            scancel "$big" 2>/dev/null || true
+        fi
+    elif [[ "$out" == refused:* ]]; then
+        pass "200 KiB spank_job_env entry: refused at submit (${out#refused: })"
+    else
+        fail "200 KiB spank_job_env entry: submit_big_env said: $out"
+    fi
+    state=$(scontrol show node n001 2>&1 | sed -n 's/.* State=\([^ ]*\).*/\1/p')
+    reason=$(scontrol show node n001 2>&1 | sed -n 's/.* Reason=\(.*\)/\1/p')
+    if [[ "$state" == IDLE ]]; then
+        pass "200 KiB spank_job_env entry: n001 stays IDLE"
+    else
+        fail "200 KiB spank_job_env entry: n001 is $state${reason:+ ($reason)}"
+        scontrol update nodename=n001 state=resume 2>/dev/null || true
+    fi
+else
+    fail "cannot build tests/slurm/submit_big_env.c against $slurm_prefix: $(head -n 3 "$work/cc.err")"
+fi
+check "200 KiB spank_job_env entry through the API"
 
 # ---- the plugin's own work still happens for honest jobs ---------------------
 if grep -q 'topognn: job .*: report written to' "$TOPOGNN_CLUSTER_DIR"/log/slurmd-n001.log; then
