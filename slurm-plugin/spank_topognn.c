@@ -604,11 +604,36 @@ out:
 	return o;
 }
 
+/* When the report's name is taken by something rename() cannot replace (a
+ * directory another user made there: EISDIR, ENOTEMPTY), the report goes to
+ * job-<id>.<node>.<16 random hex digits>.json, a name no user can plant in
+ * advance (placement-report reads the job and node from the content).
+ * Returns 0 with the new name in path, or -1 (errno set). */
+static int put_aside(const char *tmp, char *path, size_t len, const char *dir, const char *job,
+		     const char *node)
+{
+	unsigned char r[8];
+	char hex[17];
+	int saved = errno;
+
+	if (saved != EISDIR && saved != ENOTEMPTY && saved != EEXIST && saved != ENOTDIR)
+		return -1;
+	if (getentropy(r, sizeof(r)) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(r); i++)
+		snprintf(hex + 2 * i, 3, "%02x", r[i]);
+	slurm_info(PREFIX "report name %s is taken (%s, not a file we may replace): using another name",
+		   path, strerror(saved));
+	snprintf(path, len, "%s/job-%s.%s.%s.json", dir, job, node, hex);
+	return rename(tmp, path);
+}
+
 /* Write the report atomically: <report_dir>/job-<id>.<node>.json. The
  * directory may be shared and writable by others, so the temp file is a new
  * name from mkostemp (O_CREAT|O_EXCL: never a planted file or symlink),
  * fchmod 0644 on the descriptor, then rename(), which replaces whatever the
- * name was (a symlink included) without following it. */
+ * name was (a symlink included) without following it; a name rename()
+ * cannot replace is put aside (put_aside). */
 static void write_report(const char *dir, const char *job, const char *node, json_t *rep)
 {
 	char path[4096], tmp[4200];
@@ -632,7 +657,12 @@ static void write_report(const char *dir, const char *job, const char *node, jso
 		unlink(tmp);
 		return;
 	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
+	if (close(fd) < 0) {
+		slurm_error(PREFIX "cannot write report %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		return;
+	}
+	if (rename(tmp, path) < 0 && put_aside(tmp, path, sizeof(path), dir, job, node) < 0) {
 		slurm_error(PREFIX "cannot put report %s in place: %s", path, strerror(errno));
 		unlink(tmp);
 		return;

@@ -15,6 +15,8 @@
 #   report      symlinks <report_dir>/job-<ID>.<NODE>.json.tmp.<PID> (every
 #               PID the prolog may get) and job-<ID>.<NODE>.json to a
 #               root-owned file, for a job held until they are planted;
+#               a directory planted at job-<ID>.<NODE>.json (issue 21): root's
+#               report is still written;
 #   options     --topognn-nic with traversal, "..", and another job's HCA on a
 #               shared node (a victim job holds it); garbage TOPOGNN_PLAN,
 #               CUDA_VISIBLE_DEVICES, SLURM_JOB_GPUS;
@@ -240,6 +242,30 @@ EOF
     as_attacker find "$report_dir" -maxdepth 1 -type l -name "job-$jid.*" -delete
 else
     fail "report symlinks: sbatch --hold failed: $jid"
+fi
+
+# ---- 3b. a planted directory at the report's name (issue 21) ------------------
+# rename() cannot replace a directory: root's report for the job must still be
+# written (under a name the attacker cannot predict).
+jid=$(as_attacker PATH="$PATH" SLURM_CONF="$SLURM_CONF" sbatch --parsable --hold -w n001 \
+      --chdir=/tmp -o /dev/null "$evil/job.sh" 2>/dev/null || true)
+if [[ "$jid" =~ ^[0-9]+$ ]]; then
+    as_attacker mkdir -p "$report_dir/job-$jid.n001.json/keep"
+    as_attacker PATH="$PATH" SLURM_CONF="$SLURM_CONF" scontrol release "$jid"
+    for (( i = 0; i < 60; i++ )); do
+        [[ -z "$(squeue -h -t PD,R,CG -j "$jid" 2>/dev/null)" ]] && break
+        sleep 1
+    done
+    got=$(find "$report_dir" -maxdepth 1 -type f -user root -name "job-$jid.n001*.json" \
+          -exec python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(r["job_id"], r["node"])' {} \; 2>&1)
+    if [[ "$got" == "$jid n001" ]]; then
+        pass "planted directory job-$jid.n001.json: root's report for job $jid was written beside it"
+    else
+        fail "planted directory job-$jid.n001.json: no root-owned report for job $jid: ${got:-none} ($(ls "$report_dir" | grep "job-$jid\." | tr '\n' ' '))"
+    fi
+    as_attacker rm -rf -- "$report_dir/job-$jid.n001.json"
+else
+    fail "planted directory: sbatch --hold failed: $jid"
 fi
 
 # ---- 4. --topognn-nic and job variables -----------------------------------
