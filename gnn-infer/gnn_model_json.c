@@ -9,12 +9,17 @@
 #include "gnn_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define GNN_MODEL_MAX_BYTES ((off_t)256 << 20)
 
 #define MAX_LAYERS 1024
 #define MAX_WIDTH 65536
@@ -392,10 +397,45 @@ static gnn_model *load_with(json_t *root, const json_error_t *jerr, const char *
 	return m;
 }
 
+/* The model file, read the way topo's topo_open_input reads every input
+ * (gnn-infer sits below topo, so it has its own few lines): never block on a
+ * FIFO or device (slurmctld loads models), only a regular file, a size limit.
+ * NULL with the reason in jerr->text (line -1). */
+static json_t *read_model_file(const char *path, json_error_t *jerr)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), fl;
+	const char *why = NULL;
+	struct stat st;
+	json_t *root;
+
+	memset(jerr, 0, sizeof(*jerr));
+	jerr->line = -1;
+	if (fd < 0) {
+		snprintf(jerr->text, sizeof(jerr->text), "cannot open: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0)
+		why = "cannot stat it";
+	else if (!S_ISREG(st.st_mode))
+		why = "is not a regular file";
+	else if (st.st_size > GNN_MODEL_MAX_BYTES)
+		why = "is larger than 256 MiB";
+	else if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		why = "cannot clear O_NONBLOCK";
+	if (why) {
+		snprintf(jerr->text, sizeof(jerr->text), "%s", why);
+		close(fd);
+		return NULL;
+	}
+	root = json_loadfd(fd, JSON_REJECT_DUPLICATES, jerr);
+	close(fd);
+	return root;
+}
+
 gnn_model *gnn_model_load(const char *path, gnn_error *err)
 {
 	json_error_t jerr;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *root = read_model_file(path, &jerr);
 
 	return load_with(root, &jerr, path, err);
 }

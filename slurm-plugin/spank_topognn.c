@@ -64,6 +64,7 @@
 #include "bind_plan.h"
 #include "spank_topognn.h"
 #include "topo_hwloc.h"
+#include "topo_io.h"
 #include "topo_nicrole.h"
 
 SPANK_PLUGIN(topognn, 1);
@@ -419,21 +420,13 @@ static void marker_path(char *buf, size_t len, const char *dir, const char *job)
 	snprintf(buf, len, "%s/job-%s.boot", dir, job);
 }
 
-/* A marker we wrote: a regular root-owned file, never through a symlink. */
+/* A marker we wrote: a regular file of root's (or ours: we are root),
+ * never through a symlink, not writable by others. */
 static FILE *open_marker(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
-	FILE *f;
+	topo_error err;
 
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH)) || !(f = fdopen(fd, "r"))) {
-		close(fd);
-		return NULL;
-	}
-	return f;
+	return topo_fopen_input(path, TOPO_OPEN_NOFOLLOW | TOPO_OPEN_TRUSTED, 4096, &err);
 }
 
 /* A job is running when its marker holds this boot's id. */

@@ -26,9 +26,11 @@
 
 #include "place_model_file.h"
 #include "topognn.h"
+#include "topo_io.h"
 #include "topo_num.h"
 
 #define MAX_LINE 4096
+#define TOPOGNN_CONF_MAX_BYTES (1 << 20) /* a config file, not a data set */
 
 extern void topognn_conf_init(topognn_conf_t *conf)
 {
@@ -279,13 +281,14 @@ static int _default_model(topognn_conf_t *conf)
 extern int topognn_conf_read(const char *path, topognn_conf_t *conf)
 {
 	char buf[MAX_LINE];
+	topo_error err;
 	FILE *fp;
 	int line = 0, rc = SLURM_SUCCESS;
 
 	topognn_conf_init(conf);
 	conf->path = xstrdup(path);
-	if (!(fp = fopen(path, "r"))) {
-		error("%s: cannot open: %m", path);
+	if (!(fp = topo_fopen_input(path, 0, TOPOGNN_CONF_MAX_BYTES, &err))) {
+		error("%s: %s", path, err.text);
 		return SLURM_ERROR;
 	}
 	while (fgets(buf, sizeof(buf), fp)) {

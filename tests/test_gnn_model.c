@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -50,8 +51,24 @@ static void test_corrupt_files(void **state)
 	expect_load_error("bad_version.json",
 			  "bad_version.json: version: unsupported version 2 (this build reads version 1)");
 	expect_load_error("no_such_file.json",
-			  "no_such_file.json: unable to open " FIX
-			  "no_such_file.json: No such file or directory");
+			  "no_such_file.json: cannot open: No such file or directory");
+}
+
+/* A FIFO as ModelFile is refused at once (it would block slurmctld). */
+static void test_fifo_model(void **state)
+{
+	char dir[512], fifo[600];
+	gnn_error err;
+
+	(void)state;
+	assert_non_null(test_mkdtemp(dir, sizeof(dir), "test_gnn_model.XXXXXX"));
+	snprintf(fifo, sizeof(fifo), "%s/model.json", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_null(gnn_model_load(fifo, &err));
+	assert_string_equal(err.file, fifo);
+	assert_string_equal(err.text, "is not a regular file");
+	unlink(fifo);
+	rmdir(dir);
 }
 
 #define HDR "{\"format\":\"topognn-gnn\",\"version\":1,"                      \
@@ -214,6 +231,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_corrupt_files),
+		cmocka_unit_test(test_fifo_model),
 		cmocka_unit_test(test_corrupt_strings),
 		cmocka_unit_test(test_feature_spec),
 		cmocka_unit_test(test_round_trip),

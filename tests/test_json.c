@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "topo_json.h"
+#include "test_tmp.h"
 
 static topo_graph *sample_graph(void)
 {
@@ -182,11 +185,21 @@ static void test_missing_file(void **state)
 {
 	topo_graph *g = topo_graph_new();
 	topo_error err;
+	char dir[512], fifo[600];
 
 	(void)state;
 	assert_int_equal(topo_load_json(g, "/nonexistent/graph.json", &err), -1);
 	assert_string_equal(err.source, "/nonexistent/graph.json");
-	assert_non_null(strstr(err.text, "unable to open"));
+	assert_non_null(strstr(err.text, "cannot open: "));
+	/* a FIFO as GraphFile (issue 21) is refused at once, not waited on */
+	assert_non_null(test_mkdtemp(dir, sizeof(dir), "test_json.XXXXXX"));
+	snprintf(fifo, sizeof(fifo), "%s/graph.json", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(topo_load_json(g, fifo, &err), -1);
+	assert_string_equal(err.source, fifo);
+	assert_string_equal(err.text, "is a FIFO, not a regular file");
+	unlink(fifo);
+	rmdir(dir);
 	topo_graph_free(g);
 }
 

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +27,70 @@
 #include "topo_io.h"
 #include "topo_num.h"
 #include "test_tmp.h"
+
+/* A FIFO, a directory and a symbolic link as inputs (issue 21: a FIFO as
+ * GraphFile hung slurmctld in open()). The FIFO has no writer: a blocking
+ * open would never return, so this test finishing is the proof. */
+static void test_open_input(void **state)
+{
+	char dir[512], fifo[600], file[600], lnk[600], hard[600];
+	size_t len;
+	int fd;
+	FILE *f;
+	topo_error err;
+
+	(void)state;
+	assert_non_null(test_mkdtemp(dir, sizeof(dir), "test_open_input.XXXXXX"));
+	snprintf(fifo, sizeof(fifo), "%s/graph.json", dir);
+	snprintf(file, sizeof(file), "%s/real.json", dir);
+	snprintf(lnk, sizeof(lnk), "%s/link.json", dir);
+	snprintf(hard, sizeof(hard), "%s/hard.json", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_null(topo_read_file(fifo, 1024, &len, &err));
+	assert_string_equal(err.source, fifo);
+	assert_string_equal(err.text, "is a FIFO, not a regular file");
+	assert_int_equal(topo_open_input(dir, 0, 0, &err), -1);
+	assert_string_equal(err.text, "is a directory, not a regular file");
+
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("{}", f);
+	fclose(f);
+	assert_int_equal(chmod(file, 0644), 0);
+	assert_int_equal(symlink(file, lnk), 0);
+	/* a symbolic link is followed unless the caller says no */
+	fd = topo_open_input(lnk, 0, 1024, &err);
+	assert_true(fd >= 0);
+	assert_int_equal(fcntl(fd, F_GETFL) & O_NONBLOCK, 0); /* cleared for the reader */
+	close(fd);
+	assert_int_equal(topo_open_input(lnk, TOPO_OPEN_NOFOLLOW, 1024, &err), -1);
+	assert_string_equal(err.source, lnk);
+	assert_string_equal(err.text, "is a symbolic link (not followed)");
+	assert_null(topo_read_input(lnk, TOPO_OPEN_NOFOLLOW, 1024, &len, &err));
+	/* TRUSTED: only one link, not writable by others, owned by root or us */
+	fd = topo_open_input(file, TOPO_OPEN_NOFOLLOW | TOPO_OPEN_TRUSTED, 1024, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chmod(file, 0666), 0);
+	assert_int_equal(topo_open_input(file, TOPO_OPEN_TRUSTED, 1024, &err), -1);
+	assert_string_equal(err.text, "is writable by group or others (mode 0666)");
+	assert_int_equal(chmod(file, 0644), 0);
+	assert_int_equal(link(file, hard), 0);
+	assert_int_equal(topo_open_input(file, TOPO_OPEN_TRUSTED, 1024, &err), -1);
+	assert_string_equal(err.text, "has 2 hard links (a link to another file?)");
+	unlink(hard);
+	if (geteuid() == 0) { /* root can give the file away */
+		assert_int_equal(chown(file, 65534, 65534), 0);
+		assert_int_equal(topo_open_input(file, TOPO_OPEN_TRUSTED, 1024, &err), -1);
+		assert_string_equal(err.text, "is owned by uid 65534, neither root nor us");
+	}
+	assert_int_equal(topo_open_input(file, 0, 1, &err), -1);
+	assert_string_equal(err.text, "file is larger than 1 bytes (it has 2)");
+	unlink(lnk);
+	unlink(file);
+	unlink(fifo);
+	rmdir(dir);
+}
 
 static void test_parse_long(void **state)
 {
@@ -291,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_grow_strdup_opt),
 		cmocka_unit_test(test_error_column),
 		cmocka_unit_test(test_members),
+		cmocka_unit_test(test_open_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -33,6 +33,7 @@
 #include "place.h"
 #include "place_record.h"
 #include "place_scorer.h"
+#include "topo_json.h"
 #include "report_cluster.h"
 #include "report_history.h"
 #include "report_log.h"
@@ -272,7 +273,7 @@ static void load_telemetry(struct ctx *x)
 		note(x, "telemetry snapshot ignored: it needs the cluster graph (--graph)");
 		return;
 	}
-	root = json_load_file(x->o->telemetry, 0, &je);
+	root = topo_json_load_input(x->o->telemetry, 0, 0, &je);
 	leaves = json_object_get(root, "leaves");
 	if (!json_is_object(leaves)) {
 		note(x, "telemetry snapshot %s unreadable (%s): no link utilisation shown",

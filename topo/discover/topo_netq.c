@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_json.h"
+
 typedef struct ndev {
 	const char *id, *name; /* borrowed from the JSON document */
 	int is_switch;
@@ -261,7 +263,7 @@ out:
 int topo_load_netq(topo_graph *g, const char *path, const topo_nic_rules *rules, topo_error *err)
 {
 	json_error_t jerr;
-	json_t *root = json_load_file(path, 0, &jerr);
+	json_t *root = topo_json_load_input(path, 0, 0, &jerr);
 
 	return load_root(g, root, &jerr, path, rules, err);
 }

@@ -3,9 +3,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -57,18 +59,97 @@ fail:
 	return NULL;
 }
 
-char *topo_read_file(const char *path, size_t max, size_t *len, topo_error *err)
+static const char *file_kind(mode_t m)
 {
-	FILE *f = fopen(path, "rb");
+	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+	       : S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device"
+	       : "not a regular file";
+}
+
+/* Why fd (of path) may not be read under flags and max, or NULL. */
+static const char *refuse(int fd, unsigned flags, size_t max, char *why, size_t len)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) != 0)
+		snprintf(why, len, "cannot stat: %s", strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		snprintf(why, len, "is %s, not a regular file", file_kind(st.st_mode));
+	else if (max && (uintmax_t)st.st_size > (uintmax_t)max)
+		snprintf(why, len, "file is larger than %zu bytes (it has %jd)", max,
+			 (intmax_t)st.st_size);
+	else if ((flags & TOPO_OPEN_TRUSTED) && st.st_uid != 0 && st.st_uid != geteuid())
+		snprintf(why, len, "is owned by uid %u, neither root nor us", (unsigned)st.st_uid);
+	else if ((flags & TOPO_OPEN_TRUSTED) && (st.st_mode & (S_IWGRP | S_IWOTH)))
+		snprintf(why, len, "is writable by group or others (mode %04o)",
+			 (unsigned)(st.st_mode & 07777));
+	else if ((flags & TOPO_OPEN_TRUSTED) && st.st_nlink != 1)
+		snprintf(why, len, "has %ju hard links (a link to another file?)",
+			 (uintmax_t)st.st_nlink);
+	else
+		return NULL;
+	return why;
+}
+
+int topo_open_input(const char *path, unsigned flags, size_t max, topo_error *err)
+{
+	int oflags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+	char why[160];
+	int fd, fl;
+
+	if (flags & TOPO_OPEN_NOFOLLOW)
+		oflags |= O_NOFOLLOW;
+	fd = open(path, oflags);
+	if (fd < 0) {
+		if (errno == ELOOP && (flags & TOPO_OPEN_NOFOLLOW))
+			topo_error_set(err, path, 0, "is a symbolic link (not followed)");
+		else
+			topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	if (refuse(fd, flags, max, why, sizeof(why))) {
+		topo_error_set(err, path, 0, "%s", why);
+		close(fd);
+		return -1;
+	}
+	if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		topo_error_set(err, path, 0, "cannot clear O_NONBLOCK: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+FILE *topo_fopen_input(const char *path, unsigned flags, size_t max, topo_error *err)
+{
+	int fd = topo_open_input(path, flags, max, err);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (!(f = fdopen(fd, "r"))) {
+		topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
+char *topo_read_input(const char *path, unsigned flags, size_t max, size_t *len,
+		      topo_error *err)
+{
+	FILE *f = topo_fopen_input(path, flags, max, err);
 	char *buf;
 
-	if (!f) {
-		topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
+	if (!f)
 		return NULL;
-	}
 	buf = topo_read_stream(f, path, max, len, err);
 	fclose(f);
 	return buf;
+}
+
+char *topo_read_file(const char *path, size_t max, size_t *len, topo_error *err)
+{
+	return topo_read_input(path, 0, max, len, err);
 }
 
 int topo_spawn_reader(char *const argv[], pid_t *pid, const char **why)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "topo_check.h"
+#include "topo_io.h"
 #include "topo_num.h"
 
 /* Integer fields of a vertex: JSON key, offset, default. */
@@ -497,10 +498,31 @@ static int load_root(topo_graph *g, json_t *root, const json_error_t *jerr, cons
 	return rc;
 }
 
+json_t *topo_json_load_input(const char *path, unsigned open_flags, size_t json_flags,
+			     json_error_t *jerr)
+{
+	topo_error err;
+	FILE *f = topo_fopen_input(path, open_flags, TOPO_IO_MAX_BYTES, &err);
+	json_t *root;
+
+	if (!f) {
+		memset(jerr, 0, sizeof(*jerr));
+		jerr->line = jerr->column = jerr->position = -1;
+		snprintf(jerr->source, sizeof(jerr->source), "%.*s", (int)sizeof(jerr->source) - 1,
+			 path);
+		snprintf(jerr->text, sizeof(jerr->text), "%.*s", (int)sizeof(jerr->text) - 1,
+			 err.text);
+		return NULL;
+	}
+	root = json_loadf(f, json_flags, jerr);
+	fclose(f);
+	return root;
+}
+
 int topo_load_json(topo_graph *g, const char *path, topo_error *err)
 {
 	json_error_t jerr;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *root = topo_json_load_input(path, 0, JSON_REJECT_DUPLICATES, &jerr);
 
 	return load_root(g, root, &jerr, path, err);
 }

@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "topo_io.h"
+
 const char *bind_irq_proc_root(const bind_roots *r)
 {
 	return r && r->proc ? r->proc : "/proc";
@@ -112,13 +114,10 @@ static int trusted_fd(int fd, const char *path, topo_error *err)
  * trusted_fd() accepts it. */
 char *bind_irq_read_owned(const char *path, topo_error *err)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = topo_open_input(path, TOPO_OPEN_NOFOLLOW, MAX_PROC_FILE, err);
 
-	if (fd < 0) {
-		topo_error_set(err, path, 0, "cannot open%s: %s",
-			       errno == ELOOP ? " (a symlink; ignored)" : "", strerror(errno));
+	if (fd < 0)
 		return NULL;
-	}
 	if (trusted_fd(fd, path, err) < 0) {
 		close(fd);
 		return NULL;

@@ -12,6 +12,7 @@
 
 #include "gnn_infer.h"
 #include "gnn_model.h"
+#include "topo_json.h"
 #include "place_features.h"
 
 /* One member of the ensemble: a model with its context and embeddings. */
@@ -136,7 +137,7 @@ static int load_ensemble(place_gnn *g, const char *path, const json_t *root, top
 static int load_models(place_gnn *g, const char *path, topo_error *err)
 {
 	json_error_t je;
-	json_t *root = json_load_file(path, 0, &je);
+	json_t *root = topo_json_load_input(path, 0, 0, &je);
 	const json_t *fmt = json_object_get(root, "format");
 	int rc;
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "trace.h"
+#include "topo_io.h"
 #include "topo_num.h"
 
 #define ASTRA_FIELDS 12
@@ -61,7 +62,7 @@ static int layer(topo_comm_profile *p, char *line, const char *path, int lineno,
 
 int topo_comm_profile_load(topo_comm_profile *p, const char *path, topo_error *err)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f;
 	char *buf = NULL, *end;
 	const char *base = strrchr(path, '/');
 	size_t cap = 0;
@@ -70,10 +71,8 @@ int topo_comm_profile_load(topo_comm_profile *p, const char *path, topo_error *e
 
 	memset(p, 0, sizeof(*p));
 	topo_error_clear(err);
-	if (!f) {
-		topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
+	if (!(f = topo_fopen_input(path, 0, TOPO_IO_MAX_BYTES, err)))
 		return -1;
-	}
 	base = base ? base + 1 : path;
 	if (strncmp(base, "astra-sim_", 10) == 0)
 		base += 10;

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "place_features.h"
+#include "topo_json.h"
 
 /* ---- writing ------------------------------------------------------------------ */
 
@@ -452,7 +453,7 @@ int sim_samples_load(const char *path, sim_samples_file *s, gnn_error *err)
 {
 	const struct where w = {path, err};
 	json_error_t jerr;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *root = topo_json_load_input(path, 0, JSON_REJECT_DUPLICATES, &jerr);
 	const json_t *graphs;
 	size_t i;
 	int rc = -1;

@@ -146,11 +146,9 @@ int trace_load(topo_trace *t, const char *path, topo_error *err)
 	FILE *f;
 
 	topo_error_clear(err);
-	f = use_stdin ? stdin : fopen(path, "rb");
-	if (!f) {
-		topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
+	f = use_stdin ? stdin : topo_fopen_input(path, 0, 0, err);
+	if (!f)
 		return -1;
-	}
 	if (!use_stdin && is_gzip(f)) {
 		fclose(f);
 		f = gunzip_open(path, &pid, err);

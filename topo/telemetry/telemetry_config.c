@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "topo_http.h"
+#include "topo_io.h"
 #include "topo_num.h"
 
 /* Metric names, in telem_counter order, then the gauge. */
@@ -197,13 +198,11 @@ int telem_credentials_load(const char *path, telem_credentials *out, topo_error 
 	int fd, rc;
 
 	memset(out, 0, sizeof(*out));
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		topo_error_set(err, path, 0, "cannot open credentials file: %s", strerror(errno));
+	fd = topo_open_input(path, TOPO_OPEN_NOFOLLOW, 0, err);
+	if (fd < 0)
 		return -1;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		topo_error_set(err, path, 0, "credentials file is not a regular file");
+	if (fstat(fd, &st) != 0) {
+		topo_error_set(err, path, 0, "cannot stat the credentials file: %s", strerror(errno));
 		close(fd);
 		return -1;
 	}
