@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -218,30 +219,45 @@ static void test_rest_errors(void **state)
 	assert_int_equal(s.njobs, 0);
 }
 
+/* write DIR/NAME with text (mode 0644). */
+static void put_file(const char *dir, const char *name, const char *text)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0644), 0);
+}
+
+/* why `name` was skipped, or NULL. */
+static const char *skip_why(const report_node_skips *s, const char *name)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->file[i], name))
+			return s->why[i];
+	return NULL;
+}
+
 static void test_node_reports(void **state)
 {
-	char dir[512], path[1024];
+	char dir[512], path[1024], other[1024];
 	report_node_outcome *o;
+	report_node_skips sk;
 	topo_error err;
-	FILE *f;
 	int n;
 
 	(void)state;
 	assert_non_null(test_mkdtemp(dir, sizeof(dir), "test_report_XXXXXX"));
-	snprintf(path, sizeof(path), "%s/42.n10.json", dir);
-	f = fopen(path, "w");
-	fputs("{\"hca\": \"mlx5_1\", \"irq_moved\": 3}", f);
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/42.n9.json", dir);
-	f = fopen(path, "w");
-	fputs("[1]", f);
-	fclose(f);
-	snprintf(path, sizeof(path), "%s/420.n1.json", dir);
-	f = fopen(path, "w");
-	fputs("{}", f);
-	fclose(f);
-	n = report_node_load(dir, 42, &o, &err);
+	put_file(dir, "42.n10.json", "{\"hca\": \"mlx5_1\", \"irq_moved\": 3}");
+	put_file(dir, "42.n9.json", "[1]");
+	put_file(dir, "420.n1.json", "{}");
+	n = report_node_load(dir, 42, &o, &sk, &err);
 	assert_int_equal(n, 2);
+	assert_int_equal(sk.n, 0);
 	assert_string_equal(o[0].host, "n9"); /* natural order: n9 before n10 */
 	assert_string_equal(o[0].problem, "not a JSON object");
 	assert_string_equal(o[1].host, "n10");
@@ -249,14 +265,62 @@ static void test_node_reports(void **state)
 	assert_string_equal(o[1].keys[1], "irq_moved");
 	assert_string_equal(o[1].values[1], "3");
 	report_node_free(o, n);
-	assert_int_equal(report_node_load("/nonexistent", 42, &o, &err), -1);
+	assert_int_equal(report_node_load("/nonexistent", 42, &o, NULL, &err), -1);
 	assert_non_null(strstr(err.text, "cannot read the node report directory"));
-	snprintf(path, sizeof(path), "%s/42.n10.json", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/42.n9.json", dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/420.n1.json", dir);
-	unlink(path);
+
+	/* What a user may plant in a shared report_dir (issue 21), beside the
+	 * SPANK plugin's put-aside name, which takes its host from the content. */
+	put_file(dir, "job-42.n3.0123456789abcdef.json", "{\"job_id\": \"42\", \"node\": \"n3\"}");
+	put_file(dir, "secret", "{\"root\": \"only\"}");
+	snprintf(other, sizeof(other), "%s/secret", dir);
+	snprintf(path, sizeof(path), "%s/job-42.link.json", dir);
+	assert_int_equal(symlink(other, path), 0);
+	snprintf(path, sizeof(path), "%s/job-42.hard.json", dir);
+	assert_int_equal(link(other, path), 0);
+	snprintf(path, sizeof(path), "%s/job-42.fifo.json", dir); /* would hang a reader */
+	assert_int_equal(mkfifo(path, 0644), 0);
+	snprintf(path, sizeof(path), "%s/job-42.dir.json", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put_file(dir, "job-42.open.json", "{}");
+	snprintf(path, sizeof(path), "%s/job-42.open.json", dir);
+	assert_int_equal(chmod(path, 0666), 0);
+	put_file(dir, "job-42.n4.json", "{\"job_id\": 43, \"node\": \"n4\"}");
+	if (geteuid() == 0) { /* root can give a file away, as a user would plant it */
+		put_file(dir, "job-42.nobody.json", "{\"job_id\": \"42\", \"node\": \"n2\"}");
+		snprintf(path, sizeof(path), "%s/job-42.nobody.json", dir);
+		assert_int_equal(chown(path, 65534, 65534), 0);
+	}
+	n = report_node_load(dir, 42, &o, &sk, &err);
+	assert_int_equal(n, 3);
+	assert_string_equal(o[0].host, "n3");
+	assert_string_equal(o[1].host, "n9");
+	assert_string_equal(o[2].host, "n10");
+	assert_int_equal(sk.n, geteuid() == 0 ? 7 : 6);
+	assert_string_equal(skip_why(&sk, "job-42.link.json"), "is a symbolic link (not followed)");
+	assert_string_equal(skip_why(&sk, "job-42.hard.json"), "has 2 hard links (a link to another file?)");
+	assert_string_equal(skip_why(&sk, "job-42.fifo.json"), "is a FIFO, not a regular file");
+	assert_string_equal(skip_why(&sk, "job-42.dir.json"), "is a directory, not a regular file");
+	assert_string_equal(skip_why(&sk, "job-42.open.json"),
+			    "is writable by group or others (mode 0666)");
+	assert_string_equal(skip_why(&sk, "job-42.n4.json"), "its job_id is another job's");
+	if (geteuid() == 0)
+		assert_string_equal(skip_why(&sk, "job-42.nobody.json"),
+				    "is owned by uid 65534, neither root nor us");
+	report_node_free(o, n);
+	report_node_skips_free(&sk);
+	{
+		const char *names[] = { "42.n10.json", "42.n9.json", "420.n1.json", "secret",
+					"job-42.n3.0123456789abcdef.json", "job-42.link.json",
+					"job-42.hard.json", "job-42.fifo.json", "job-42.open.json",
+					"job-42.n4.json", "job-42.nobody.json" };
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+			unlink(path);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/job-42.dir.json", dir);
+	rmdir(path);
 	rmdir(dir);
 }
 

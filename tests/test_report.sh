@@ -64,6 +64,21 @@ check "job 19: node side outcome shown" \
 	grep -q '^    a05-p1-dgx-01-c18    hca=mlx5_0 cpus=0-55 irq={"moved":12,"kept":0}$' "$tmp/j19n.txt"
 check "job 19: broken node report named" grep -q '^    a06-p1-dgx-02-c01    unreadable: line 2' "$tmp/j19n.txt"
 check "job 19: another job's report not shown" eval '! grep -q mlx5_9 "$tmp/j19n.txt"'
+# planted: a symbolic link to another file and a FIFO (which would hang a reader)
+echo '{"secret": "root only"}' > "$tmp/secret.json"
+ln -s "$tmp/secret.json" "$tmp/nodes/job-19.planted.json"
+mkfifo "$tmp/nodes/job-19.fifo.json"
+timeout 20 "$tool" --decisions "$tmp/d.log" $G --no-color --node-reports "$tmp/nodes" job 19 > "$tmp/j19p.txt"
+rc=$?
+check "job 19: a planted FIFO does not hang the tool" eval '[ $rc -eq 0 ]'
+check "job 19: a planted symlink is not followed" eval '! grep -q "root only" "$tmp/j19p.txt"'
+check "job 19: skipped files are named with the reason" \
+	eval 'grep -q "^    skipped job-19.planted.json: is a symbolic link (not followed)$" "$tmp/j19p.txt" &&
+	      grep -q "^    skipped job-19.fifo.json: is a FIFO, not a regular file$" "$tmp/j19p.txt"'
+"$tool" --decisions "$tmp/d.log" $G --json --node-reports "$tmp/nodes" job 19 > "$tmp/j19p.json"
+check "job 19 --json: node_side_skipped lists them" \
+	eval '[ "$(python3 -c "import json,sys; print(sorted(s[\"file\"] for s in json.load(open(sys.argv[1]))[\"node_side_skipped\"]))" "$tmp/j19p.json")" = "['"'"'job-19.fifo.json'"'"', '"'"'job-19.planted.json'"'"']" ]'
+rm -f "$tmp/nodes/job-19.planted.json" "$tmp/nodes/job-19.fifo.json"
 "$tool" --decisions "$tmp/d.log" $G job 4242 > /dev/null 2> "$tmp/err"
 rc=$?
 check "unknown job: exit 1 and a message" eval '[ $rc -eq 1 ] && grep -q "job 4242: no decision in" "$tmp/err"'

@@ -67,6 +67,7 @@ int cmd_job(struct ctx *x)
 	uint64_t id;
 	const report_decision *d;
 	report_node_outcome *nodes = NULL;
+	report_node_skips skips = { 0 };
 	int nnodes = 0, hidx[4096], nh = 0, ng = 0, nl = 0, ndom = 0, sharp = -1, rc = 0;
 	char *groups = NULL, *leaves = NULL, *domains = NULL, *hl;
 	topo_error err;
@@ -100,7 +101,7 @@ int cmd_job(struct ctx *x)
 				place_cluster_sharp_eligible(x->c, hidx, nh);
 	}
 	if (x->o->node_dir) {
-		nnodes = report_node_load(x->o->node_dir, d->job, &nodes, &err);
+		nnodes = report_node_load(x->o->node_dir, d->job, &nodes, &skips, &err);
 		if (nnodes < 0) {
 			char buf[700];
 
@@ -173,6 +174,14 @@ int cmd_job(struct ctx *x)
 			json_object_set_new(nd, nodes[i].host, h);
 		}
 		json_object_set_new(root, "node_side", nd);
+		if (x->o->node_dir) {
+			json_t *sk = json_array();
+
+			for (int i = 0; i < skips.n; i++)
+				json_array_append_new(sk, json_pack("{s:s, s:s}", "file", skips.file[i],
+								    "why", skips.why[i]));
+			json_object_set_new(root, "node_side_skipped", sk);
+		}
 		json_object_set_new(root, "notes", notes_json(x));
 		rc = emit_json(root);
 	} else {
@@ -263,6 +272,8 @@ int cmd_job(struct ctx *x)
 					printf(" %s=%s", nodes[i].keys[k], nodes[i].values[k]);
 				printf("\n");
 			}
+			for (int i = 0; i < skips.n; i++)
+				printf("    %sskipped %s: %s%s\n", RED, skips.file[i], skips.why[i], RESET);
 		}
 		print_notes(x);
 	}
@@ -295,6 +306,7 @@ int cmd_job(struct ctx *x)
 	free(leaves);
 	free(domains);
 	report_node_free(nodes, nnodes);
+	report_node_skips_free(&skips);
 	return rc;
 }
 

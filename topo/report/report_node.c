@@ -13,19 +13,25 @@
 #include <string.h>
 
 #include "topo_hostlist.h"
+#include "topo_io.h"
+
+static void outcome_clear(report_node_outcome *o)
+{
+	for (int k = 0; k < o->nkeys; k++) {
+		free(o->keys[k]);
+		free(o->values[k]);
+	}
+	free(o->keys);
+	free(o->values);
+	free(o->host);
+	free(o->problem);
+	memset(o, 0, sizeof(*o));
+}
 
 void report_node_free(report_node_outcome *o, int n)
 {
-	for (int i = 0; o && i < n; i++) {
-		for (int k = 0; k < o[i].nkeys; k++) {
-			free(o[i].keys[k]);
-			free(o[i].values[k]);
-		}
-		free(o[i].keys);
-		free(o[i].values);
-		free(o[i].host);
-		free(o[i].problem);
-	}
+	for (int i = 0; o && i < n; i++)
+		outcome_clear(&o[i]);
 	free(o);
 }
 
@@ -45,14 +51,62 @@ static char *host_of(const char *name, uint32_t job)
 	return strndup(name + pl, nl - pl - 5);
 }
 
-static int read_file(const char *path, report_node_outcome *o)
+/* The report's "job_id" (a string or a number) is `job`, or absent. */
+static int job_matches(json_t *root, uint32_t job)
+{
+	json_t *v = json_object_get(root, "job_id");
+	char want[16];
+
+	snprintf(want, sizeof(want), "%u", job);
+	if (!v)
+		return 1;
+	if (json_is_integer(v))
+		return json_integer_value(v) == (json_int_t)job;
+	return json_is_string(v) && !strcmp(json_string_value(v), want);
+}
+
+/* Keep every top-level member of root in o, as text. 0, or -1 (memory). */
+static int keep_members(json_t *root, report_node_outcome *o)
+{
+	size_t n = json_object_size(root);
+	const char *key;
+	json_t *v;
+
+	o->keys = calloc(n + 1, sizeof(char *));
+	o->values = calloc(n + 1, sizeof(char *));
+	if (!o->keys || !o->values)
+		return -1;
+	json_object_foreach(root, key, v) {
+		char *val = json_is_string(v) ? strdup(json_string_value(v))
+					      : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+
+		o->keys[o->nkeys] = strdup(key);
+		o->values[o->nkeys] = val;
+		o->nkeys++;
+		if (!val || !o->keys[o->nkeys - 1])
+			return -1;
+	}
+	return 0;
+}
+
+/* Read one candidate file into o (o->host: the name's host, replaced by the
+ * report's "node"). Returns 0 (read, or kept with o->problem), 1 with *why
+ * (skipped: not opened, or another job's report), -1 (memory). */
+static int read_file(const char *path, uint32_t job, report_node_outcome *o, char **why)
 {
 	json_error_t je;
-	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &je), *v;
-	const char *key;
-	size_t n;
+	json_t *root, *node;
+	topo_error err;
+	size_t len;
+	char *text = topo_read_input(path, TOPO_OPEN_NOFOLLOW | TOPO_OPEN_TRUSTED,
+				     REPORT_NODE_MAX_BYTES, &len, &err);
 	char buf[600];
+	int rc = 0;
 
+	if (!text)
+		return (*why = strdup(err.text)) ? 1 : -1;
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+	free(text);
 	if (!root) {
 		snprintf(buf, sizeof(buf), "line %d: %s", je.line, je.text);
 		return (o->problem = strdup(buf)) ? 0 : -1;
@@ -61,27 +115,52 @@ static int read_file(const char *path, report_node_outcome *o)
 		json_decref(root);
 		return (o->problem = strdup("not a JSON object")) ? 0 : -1;
 	}
-	n = json_object_size(root);
-	o->keys = calloc(n + 1, sizeof(char *));
-	o->values = calloc(n + 1, sizeof(char *));
-	if (!o->keys || !o->values) {
-		json_decref(root);
+	node = json_object_get(root, "node");
+	if (!job_matches(root, job)) {
+		rc = (*why = strdup("its job_id is another job's")) ? 1 : -1;
+	} else if (json_is_string(node) && *json_string_value(node)) {
+		free(o->host);
+		rc = (o->host = strdup(json_string_value(node))) ? 0 : -1;
+	}
+	if (rc == 0 && keep_members(root, o) < 0)
+		rc = -1;
+	json_decref(root);
+	return rc;
+}
+
+static int skip(report_node_skips *s, const char *file, char *why)
+{
+	char **f, **w;
+
+	if (!s) {
+		free(why);
+		return 0;
+	}
+	f = realloc(s->file, (size_t)(s->n + 1) * sizeof(*f));
+	if (f)
+		s->file = f;
+	w = f ? realloc(s->why, (size_t)(s->n + 1) * sizeof(*w)) : NULL;
+	if (w)
+		s->why = w;
+	if (!f || !w || !(s->file[s->n] = strdup(file))) {
+		free(why);
 		return -1;
 	}
-	json_object_foreach(root, key, v) {
-		char *val = json_is_string(v) ? strdup(json_string_value(v))
-					      : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-
-		o->keys[o->nkeys] = strdup(key);
-		o->values[o->nkeys] = val;
-		o->nkeys++;
-		if (!val || !o->keys[o->nkeys - 1]) {
-			json_decref(root);
-			return -1;
-		}
-	}
-	json_decref(root);
+	s->why[s->n++] = why;
 	return 0;
+}
+
+void report_node_skips_free(report_node_skips *s)
+{
+	for (int i = 0; s && i < s->n; i++) {
+		free(s->file[i]);
+		free(s->why[i]);
+	}
+	if (s) {
+		free(s->file);
+		free(s->why);
+		memset(s, 0, sizeof(*s));
+	}
 }
 
 static int cmp_outcome(const void *a, const void *b)
@@ -90,7 +169,8 @@ static int cmp_outcome(const void *a, const void *b)
 				 ((const report_node_outcome *)b)->host);
 }
 
-int report_node_load(const char *dir, uint32_t job, report_node_outcome **out, topo_error *err)
+int report_node_load(const char *dir, uint32_t job, report_node_outcome **out,
+		     report_node_skips *skipped, topo_error *err)
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -98,13 +178,16 @@ int report_node_load(const char *dir, uint32_t job, report_node_outcome **out, t
 	int n = 0, cap = 0;
 
 	*out = NULL;
+	if (skipped)
+		memset(skipped, 0, sizeof(*skipped));
 	if (!d) {
 		topo_error_set(err, dir, 0, "cannot read the node report directory: %s",
 			       strerror(errno));
 		return -1;
 	}
 	while ((e = readdir(d))) {
-		char *host = host_of(e->d_name, job), path[4096];
+		char *host = host_of(e->d_name, job), path[4096], *why = NULL;
+		int rc;
 
 		if (!host)
 			continue;
@@ -120,7 +203,12 @@ int report_node_load(const char *dir, uint32_t job, report_node_outcome **out, t
 		memset(&o[n], 0, sizeof(*o));
 		o[n++].host = host;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (read_file(path, &o[n - 1]))
+		rc = read_file(path, job, &o[n - 1], &why);
+		if (rc == 1) { /* not an outcome: a skipped file */
+			outcome_clear(&o[--n]);
+			rc = skip(skipped, e->d_name, why);
+		}
+		if (rc < 0)
 			goto oom;
 	}
 	closedir(d);
@@ -131,6 +219,7 @@ int report_node_load(const char *dir, uint32_t job, report_node_outcome **out, t
 oom:
 	closedir(d);
 	report_node_free(o, n);
+	report_node_skips_free(skipped);
 	topo_error_set(err, dir, 0, "out of memory reading node reports");
 	return -1;
 }

@@ -3,7 +3,9 @@
  * steering each host really got), read back for placement-report job.
  *
  * The node side (topognn-bind / the SPANK plugin) leaves one JSON object per
- * job and host in a report directory, named <jobid>.<host>.json. The reader
+ * job and host in a report directory, named job-<jobid>.<host>.json (or
+ * job-<jobid>.<host>.<random>.json when that name was taken; <jobid>.<host>.json
+ * also reads). The reader
  * is tolerant on purpose (the node side's schema is still settling): every
  * top-level member is kept as a key and a value rendered as text (strings
  * as they are, anything else as compact JSON), in file order.
@@ -22,10 +24,33 @@ typedef struct report_node_outcome {
 	char *problem; /* NULL, or why the file could not be read (kept, not fatal) */
 } report_node_outcome;
 
-/* The outcomes of job in dir, sorted by host. Returns the count (0: none),
- * or -1 with err when dir cannot be read or memory runs out. */
-int report_node_load(const char *dir, uint32_t job, report_node_outcome **out, topo_error *err);
+/* Files with the job's name that were not read, and why. */
+typedef struct report_node_skips {
+	int n;
+	char **file; /* the name in the directory */
+	char **why;  /* "is a symbolic link (not followed)", "is owned by uid 65534, ..." */
+} report_node_skips;
+
+/* The largest report read. */
+#define REPORT_NODE_MAX_BYTES ((size_t)1 << 20)
+
+/*
+ * The outcomes of job in dir, sorted by host. Admins run this as root on a
+ * directory users may write to (a shared report_dir), so a file is read only
+ * when it is a regular file, not reached through a symbolic link, owned by
+ * root or by the user running this, not writable by group or others, with
+ * one hard link and at most REPORT_NODE_MAX_BYTES (topo_open_input with
+ * TOPO_OPEN_NOFOLLOW|TOPO_OPEN_TRUSTED; a FIFO never blocks). Its host is the
+ * report's "node" member (else the name's), and a report whose "job_id" is
+ * another job is skipped. Every candidate name (job-<job>.*.json,
+ * <job>.*.json) that is not read goes into `skipped` (may be NULL) with the
+ * reason. Returns the count (0: none), or -1 with err when dir cannot be
+ * read or memory runs out.
+ */
+int report_node_load(const char *dir, uint32_t job, report_node_outcome **out,
+		     report_node_skips *skipped, topo_error *err);
 
 void report_node_free(report_node_outcome *o, int n);
+void report_node_skips_free(report_node_skips *s);
 
 #endif
