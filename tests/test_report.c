@@ -211,6 +211,17 @@ static void test_rest_errors(void **state)
 	assert_int_equal(report_rest_fetch("http://rest.example.org:6820", "t", NULL, 0, &s, &err), -1);
 	assert_non_null(strstr(err.text, "is plain http to another host"));
 	assert_string_equal(err.source, "");
+	assert_int_equal(report_rest_fetch("http://127.evil.invalid:9", "t", NULL, 0, &s, &err), -1);
+	assert_non_null(strstr(err.text, "is plain http to another host")); /* issue 21 */
+	{ /* a base URL over 2048 characters is refused, not cut (issue 21) */
+		char big[3000];
+
+		memset(big, 'a', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		memcpy(big, "https://h/", 10);
+		assert_int_equal(report_rest_fetch(big, "t", NULL, 0, &s, &err), -1);
+		assert_non_null(strstr(err.text, "is 2999 characters long; at most 2048 are accepted"));
+	}
 	assert_int_equal(report_rest_fetch("http://user:pw@localhost:9", "t", NULL, 0, &s, &err), -1);
 	assert_non_null(strstr(err.text, "must not carry credentials"));
 	/* allowed: it is tried (and nothing answers on this unroutable address) */

@@ -22,6 +22,7 @@
 #include "telemetry.h"
 #include "telemetry_feed.h"
 #include "telemetry_place.h"
+#include "topo_http.h"
 #include "test_tmp.h"
 
 #define NOW 1700000100.0
@@ -361,6 +362,46 @@ static void test_credentials(void **state)
 	rmdir(dir);
 }
 
+/* Plain http is for this machine only, by literal address (issue 21:
+ * "127.evil.invalid" passed as loopback), and no base URL is cut short. */
+static void test_http_local(void **state)
+{
+	static const char *const local[] = {
+		"http://localhost:9090", "http://LocalHost/", "http://127.0.0.1:9090",
+		"http://127.255.254.1/", "http://127.0.0.1", "http://[::1]:9090/",
+		"http://[0:0:0:0:0:0:0:1]/", "unix:/run/slurmrestd.sock",
+	};
+	static const char *const remote[] = {
+		"http://127.evil.invalid:9090", "http://127.0.0.1.evil.invalid/",
+		"http://localhost.evil.invalid/", "http://127.1/", "http://0177.0.0.1/",
+		"http://127.0.0.256/", "http://128.0.0.1/", "http://[::2]/", "http://[::ffff:8.8.8.8]/",
+		"http://127.0.0.1x/", "http:///", "http://",
+	};
+	char url[TOPO_HTTP_MAX_URL + 2];
+	topo_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+		assert_true(topo_http_is_local(local[i]));
+	for (size_t i = 0; i < sizeof(remote) / sizeof(remote[0]); i++) {
+		assert_false(topo_http_is_local(remote[i]));
+		if (strncmp(remote[i], "http://", 7) == 0 && remote[i][7]) {
+			assert_int_equal(topo_http_check_url(remote[i], "TelemetryURL", 0, &err), -1);
+			assert_non_null(strstr(err.text, "is plain http to another host"));
+		}
+	}
+	assert_int_equal(topo_http_check_url("http://127.0.0.1:9090", "TelemetryURL", 0, &err), 0);
+	/* exactly TOPO_HTTP_MAX_URL characters is fine, one more is refused */
+	memset(url, 'a', sizeof(url));
+	memcpy(url, "https://h/", 10);
+	url[TOPO_HTTP_MAX_URL] = '\0';
+	assert_int_equal(topo_http_check_url(url, "the slurmrestd URL", 0, &err), 0);
+	url[TOPO_HTTP_MAX_URL] = 'a';
+	url[TOPO_HTTP_MAX_URL + 1] = '\0';
+	assert_int_equal(topo_http_check_url(url, "the slurmrestd URL", 0, &err), -1);
+	assert_non_null(strstr(err.text, "is 2049 characters long; at most 2048 are accepted"));
+}
+
 static void test_log_once(void **state)
 {
 	telem_health h = { 0 };
@@ -578,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_config),
 		cmocka_unit_test(test_credentials),
 		cmocka_unit_test(test_log_once),
+		cmocka_unit_test(test_http_local),
 		cmocka_unit_test(test_unreachable),
 		cmocka_unit_test(test_feed_swap),
 		cmocka_unit_test(test_feed_thread),

@@ -275,7 +275,7 @@ int report_rest_fetch(const char *base_url, const char *token, const char *user,
 	static const char *const paths[2] = {"/slurm/" REPORT_REST_API "/jobs",
 					     "/slurm/" REPORT_REST_API "/nodes"};
 	struct curl_slist *hdr;
-	char url[2048];
+	char url[TOPO_HTTP_MAX_URL + TOPO_HTTP_MAX_PATH];
 
 	memset(s, 0, sizeof(*s));
 	if (topo_http_check_url(base_url, "the slurmrestd URL",

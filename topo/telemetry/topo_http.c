@@ -1,6 +1,8 @@
 /* topo_http: checked libcurl setup shared by the HTTP clients (see topo_http.h). */
 #include "topo_http.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,18 +31,32 @@ static void url_host(const char *url, char *buf, size_t len)
 int topo_http_is_local(const char *url)
 {
 	char host[256];
+	struct in_addr v4;
+	struct in6_addr v6;
 
 	if (!strncmp(url, "unix:", 5))
 		return 1;
 	url_host(url, host, sizeof(host));
-	return !strcasecmp(host, "localhost") || !strncmp(host, "127.", 4) || !strcmp(host, "::1");
+	if (!strcasecmp(host, "localhost"))
+		return 1;
+	/* inet_pton takes exactly four decimal numbers 0-255 (no "127.1", no
+	 * octal or hex, nothing after them) */
+	if (inet_pton(AF_INET, host, &v4) == 1)
+		return (ntohl(v4.s_addr) >> 24) == 127;
+	return inet_pton(AF_INET6, host, &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
 int topo_http_check_url(const char *url, const char *what, unsigned flags, topo_error *err)
 {
 	int is_unix = !strncmp(url, "unix:", 5), is_http = !strncmp(url, "http://", 7);
+	size_t len = strlen(url);
 	const char *auth, *slash;
 
+	if (len > TOPO_HTTP_MAX_URL) {
+		topo_error_set(err, "", 0, "%s \"%.40s...\" is %zu characters long; at most %d are accepted",
+			       what, url, len, TOPO_HTTP_MAX_URL);
+		return -1;
+	}
 	if (is_unix && (flags & TOPO_HTTP_UNIX)) {
 		if (url[5] == '/')
 			return 0;

@@ -28,11 +28,23 @@
 #define TOPO_HTTP_UNIX 0x1u         /* accept "unix:/path/to/socket" */
 #define TOPO_HTTP_PLAIN_REMOTE 0x2u /* accept http:// to another host */
 
+/* The longest base URL accepted; a client's buffer for base URL + API path
+ * holds TOPO_HTTP_MAX_URL + TOPO_HTTP_MAX_PATH bytes, so nothing is cut. */
+#define TOPO_HTTP_MAX_URL 2048
+#define TOPO_HTTP_MAX_PATH 256
+
 /* Check base URL `url` for the option named `what` (for the message, e.g.
- * "TelemetryURL"). Returns 0, or -1 with err saying what is wrong. */
+ * "TelemetryURL"): its length (at most TOPO_HTTP_MAX_URL), scheme, no
+ * credentials, blanks, query or fragment, and plain http only to this
+ * machine unless TOPO_HTTP_PLAIN_REMOTE. Returns 0, or -1 with err saying
+ * what is wrong. */
 int topo_http_check_url(const char *url, const char *what, unsigned flags, topo_error *err);
 
-/* Is `url` (http://HOST[:port]/...) addressed to this machine? */
+/* Is `url` addressed to this machine: unix:/path, or http(s)://HOST[:port]/...
+ * whose HOST is literally "localhost" (any case), an IPv4 address in
+ * 127.0.0.0/8 written as four decimal numbers, or the IPv6 loopback ([::1]).
+ * A name that merely starts like one (127.evil.example, localhost.evil) is
+ * not: names are not resolved here. */
 int topo_http_is_local(const char *url);
 
 /* A reply body being received: at most `max` bytes, NUL-terminated. */
