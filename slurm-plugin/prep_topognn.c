@@ -59,6 +59,7 @@ typedef int (*commit_fn_t)(job_record_t *job_ptr);
 typedef struct {
 	const char *suffix;  /* "/name.so" */
 	const char *absent;  /* logged when it is not loaded */
+	bool optional;       /* absent is normal: log it at debug level */
 	const char *sym[2];
 	bool done;
 	void *handle;
@@ -69,12 +70,14 @@ typedef struct {
 static peer_t topo = {
 	"/topology_topognn.so",
 	"topology/topognn is not loaded (TopologyPlugin=topology/topognn?): no decisions are committed",
+	false,
 	{ "topognn_commit_job", "topognn_end_job" },
 };
 /* slurmd: topognn_spank_job_start, topognn_spank_job_end */
 static peer_t spank = {
 	"/spank_topognn.so",
 	"spank_topognn.so is not loaded in this process (not in plugstack.conf?): no node-side work at job start",
+	true,
 	{ "topognn_spank_job_start", "topognn_spank_job_end" },
 };
 static pthread_mutex_t lookup_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -109,7 +112,10 @@ static bool _lookup(peer_t *p)
 	p->done = true;
 	dl_iterate_phdr(_find_so, &f);
 	if (!f.path) {
-		error("%s", p->absent);
+		if (p->optional)
+			debug("%s", p->absent);
+		else
+			error("%s", p->absent);
 		goto done;
 	}
 	if (!(p->handle = dlopen(f.path, RTLD_LAZY | RTLD_NOLOAD))) {
