@@ -61,6 +61,19 @@ static void test_expand_limit(void **state)
 	assert_int_equal(hl.n, 1000000);
 	assert_string_equal(hl.names[1000], "r2n1");
 	topo_hostlist_free(&hl);
+	/* a caller's lower limit, refused before anything is made */
+	assert_int_equal(topo_hostlist_expand_max("n[1-20],m[1-5]", &hl, 25, "t", 1, &err), 0);
+	assert_int_equal(hl.n, 25);
+	topo_hostlist_free(&hl);
+	assert_int_equal(topo_hostlist_expand_max("n[1-20],m[1-6]", &hl, 25, "t", 1, &err), -1);
+	assert_string_equal(err.text, "hostlist \"n[1-20],m[1-6]\" expands to more than 25 names at column 9");
+	assert_int_equal(hl.n, 0);
+	assert_int_equal(topo_hostlist_expand_max("a[1-5]b[1-6]", &hl, 25, "t", 1, &err), -1);
+	assert_int_equal(topo_hostlist_expand_max("n[1-26]", &hl, 25, "t", 1, &err), -1);
+	assert_string_equal(err.text, "hostlist \"n[1-26]\" has a range of 26 names, more than the limit of 25 at column 3");
+	/* a limit above the library's is the library's */
+	assert_int_equal(topo_hostlist_expand_max("n[1-1000001]", &hl, (size_t)-1, "t", 1, &err), -1);
+	topo_hostlist_free(&hl);
 }
 
 /* Expansion of expr must fail with exactly this text, leaving the list as it was. */

@@ -77,6 +77,7 @@ typedef struct hl_ctx {
 	const char *source;
 	int line;
 	topo_error *err;
+	uint64_t max; /* names allowed in all (at most TOPO_HOSTLIST_MAX) */
 } hl_ctx;
 
 static int hl_fail(const hl_ctx *c, size_t col0, const char *what)
@@ -138,12 +139,12 @@ static int parse_bracket(const hl_ctx *c, size_t b, size_t e, hl_range *r, size_
 			}
 		}
 		n = x.hi - x.lo + 1;
-		if (n > TOPO_HOSTLIST_MAX) {
+		if (n > c->max) {
 			char what[160];
 
 			snprintf(what, sizeof(what),
-				 "has a range of %" PRIu64 " names, more than the limit of %d", n,
-				 TOPO_HOSTLIST_MAX);
+				 "has a range of %" PRIu64 " names, more than the limit of %" PRIu64, n,
+				 c->max);
 			return hl_fail(c, at, what);
 		}
 		*count += n;
@@ -243,6 +244,14 @@ out:
 	return rc;
 }
 
+static void too_many(const hl_ctx *c, size_t at)
+{
+	char what[64];
+
+	snprintf(what, sizeof(what), "expands to more than %" PRIu64 " names", c->max);
+	hl_fail(c, at, what);
+}
+
 /* Parse the term expr[start, end) and append its names; *total counts names
  * appended for the whole expression. */
 static int expand_term(const hl_ctx *c, size_t start, size_t end, size_t nbrackets,
@@ -275,8 +284,8 @@ static int expand_term(const hl_ctx *c, size_t start, size_t end, size_t nbracke
 			if (parse_bracket(c, lb + 1, rb, r, &nr, &cnt) < 0)
 				goto out;
 			p[np].nr = (size_t)(r + nr - p[np].r);
-			if (cnt > TOPO_HOSTLIST_MAX || names * cnt > TOPO_HOSTLIST_MAX) {
-				hl_fail(c, start, "expands to more than 1000000 names");
+			if (cnt > c->max || names * cnt > c->max) {
+				too_many(c, start);
 				goto out;
 			}
 			names *= cnt;
@@ -286,8 +295,8 @@ static int expand_term(const hl_ctx *c, size_t start, size_t end, size_t nbracke
 		}
 		np++;
 	}
-	if (*total + names > TOPO_HOSTLIST_MAX) {
-		hl_fail(c, start, "expands to more than 1000000 names");
+	if (*total + names > c->max) {
+		too_many(c, start);
 		goto out;
 	}
 	if (emit_term(p, np, (end - start) + nbrackets * (MAX_DIGITS + 2) + 1, out) < 0) {
@@ -305,7 +314,14 @@ out:
 int topo_hostlist_expand(const char *expr, topo_hostlist *out, const char *source, int line,
 			 topo_error *err)
 {
-	hl_ctx c = { expr ? expr : "", source ? source : "", line, err };
+	return topo_hostlist_expand_max(expr, out, TOPO_HOSTLIST_MAX, source, line, err);
+}
+
+int topo_hostlist_expand_max(const char *expr, topo_hostlist *out, size_t max,
+			     const char *source, int line, topo_error *err)
+{
+	hl_ctx c = { expr ? expr : "", source ? source : "", line, err,
+		     max < TOPO_HOSTLIST_MAX ? max : TOPO_HOSTLIST_MAX };
 	size_t before = out->n, i = 0;
 	uint64_t total = 0;
 

@@ -45,6 +45,13 @@ void topo_hostlist_free(topo_hostlist *hl);
 int topo_hostlist_expand(const char *expr, topo_hostlist *out, const char *source, int line,
 			 topo_error *err);
 
+/* The same with at most `max` names in all (capped at TOPO_HOSTLIST_MAX),
+ * refused before anything is allocated: for callers that want less than a
+ * million names (the fuzz target, which would otherwise spend most of its
+ * time on legal million-name lists). */
+int topo_hostlist_expand_max(const char *expr, topo_hostlist *out, size_t max,
+			     const char *source, int line, topo_error *err);
+
 /* The shortest sorted Slurm-style expression for `names` (duplicates count
  * once): {"n001","n002","n003","n004","n007"} -> "n[001-004,007]".
  * Names are grouped by the text around their last run of digits and ordered
