@@ -8,6 +8,8 @@
 #ifndef TOPO_JSON_H
 #define TOPO_JSON_H
 
+#include "topognn_export.h"
+
 #include <stdio.h>
 
 #include "topo_error.h"
@@ -19,14 +21,14 @@
 /* Load a graph file into an empty graph `g`. Returns 0, or -1 with err
  * naming the file, the line (JSON syntax errors) or the JSON path
  * ("vertices[3].kind") and the problem. */
-int topo_load_json(topo_graph *g, const char *path, topo_error *err);
+TOPOGNN_EXPORT int topo_load_json(topo_graph *g, const char *path, topo_error *err);
 
 /* The same from a buffer; `source` names it in errors. */
-int topo_load_json_mem(topo_graph *g, const char *text, size_t len, const char *source,
+TOPOGNN_EXPORT int topo_load_json_mem(topo_graph *g, const char *text, size_t len, const char *source,
 		       topo_error *err);
 
 /* Write `g` as a graph file. Vertices and edges are written in id order:
  * canonicalize first for a deterministic file. Returns 0 or -1. */
-int topo_write_json(const topo_graph *g, FILE *out, topo_error *err);
+TOPOGNN_EXPORT int topo_write_json(const topo_graph *g, FILE *out, topo_error *err);
 
 #endif
