@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "placement-report.h"
+#include "report_history.h"
 #include "report_node.h"
 #include "report_why.h"
 #include "topo_hostlist.h"
@@ -277,7 +278,7 @@ int cmd_job(struct ctx *x)
 				hi = j;
 		if (hi < 0 && x->have_occ) {
 			/* not running any more: draw it alone */
-			place_comm m = comm_of(d);
+			place_comm m = report_decision_comm(d);
 
 			report_occupancy_free(&x->occ);
 			report_occupancy_init(&x->occ, x->c);

@@ -244,19 +244,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 /* ---- sources ------------------------------------------------------------- */
 
-place_comm comm_of(const report_decision *d)
-{
-	place_comm m = {0};
-	int k = place_comm_class_parse(d->comm_class);
-
-	m.cls = k >= 0 ? (place_comm_class)k : PLACE_COMM_NONE;
-	m.pattern = !strcmp(d->pattern, "alltoall") ? PLACE_PATTERN_ALLTOALL
-		    : !strcmp(d->pattern, "pipeline") ? PLACE_PATTERN_PIPELINE : PLACE_PATTERN_RING;
-	m.bytes_per_iter = d->bytes_per_iter;
-	m.compute_s_per_iter = d->compute_s_per_iter;
-	return m;
-}
-
 /* Telemetry snapshot hook: {"leaves": {"LEAF": util 0..1, ...}} (what the
  * telemetry client's leaf estimate gives; see docs/telemetry.md). */
 static void load_telemetry(struct ctx *x)
@@ -383,7 +370,7 @@ int build_occupancy(struct ctx *x)
 		for (int j = 0; j < x->rest.njobs; j++) {
 			const report_rest_job *rj = &x->rest.jobs[j];
 			const report_decision *d = x->have_log ? report_log_find(&x->log, rj->job) : NULL;
-			place_comm m = d ? comm_of(d) : (place_comm){0};
+			place_comm m = d ? report_decision_comm(d) : (place_comm){0};
 
 			if (!rj->running)
 				continue;
@@ -405,7 +392,7 @@ int build_occupancy(struct ctx *x)
 			return -1;
 		for (int i = 0; i < n; i++) {
 			const report_decision *d = &x->log.d[run[i]];
-			place_comm m = comm_of(d);
+			place_comm m = report_decision_comm(d);
 
 			if (report_occupancy_add(&x->occ, d->job, (const char *const *)d->allocated,
 						 d->nallocated, d->gpus_per_host, d->cores_per_host,
