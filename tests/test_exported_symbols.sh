@@ -32,6 +32,7 @@ exports() {
 # blank lines aside); prints what differs
 matches() {
 	[ -f "$1" ] || { echo "  $1 was not built"; return 1; }
+	[ -f "$2" ] || { echo "  $2: no such allow-list"; return 1; }
 	exports "$1" > "$tmp/have"
 	grep -v '^#' "$2" | grep -v '^$' | sort -u > "$tmp/want"
 	if cmp -s "$tmp/have" "$tmp/want"; then

@@ -16,6 +16,7 @@
 
 #include "topo_hwloc_xml.h"
 #include "topo_io.h"
+#include "topo_num.h"
 
 #define LIVE_SOURCE "<hwloc>"
 #define PCI_VENDOR_NVIDIA 0x10de
@@ -697,11 +698,6 @@ int topo_load_hwloc_live(topo_graph *g, topo_error *err)
 	return r;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void free_names(char **names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -746,7 +742,7 @@ int topo_load_hwloc_dir(topo_graph *g, const char *dir, topo_error *err)
 		topo_error_set(err, dir, 0, "the directory holds no HOST.xml file");
 		return -1;
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
+	qsort(names, n, sizeof(*names), topo_cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX], host[256];
 

@@ -154,6 +154,14 @@ static inline int topo_edge_other(const topo_edge *e, int v)
 	return e->a == v ? e->b : e->a;
 }
 
+/* Whether vertex `v` exists and is a switch. */
+static inline int topo_graph_is_switch(const topo_graph *g, int v)
+{
+	const topo_vertex *x = topo_graph_vertex(g, v);
+
+	return x && x->kind == TOPO_V_SWITCH;
+}
+
 /* Replace a string field of a vertex (device, netdev, ...) with a copy of s
  * (NULL clears it). Returns 0, or -1 when memory runs out. */
 TOPOGNN_EXPORT int topo_set_str(char **field, const char *s);
