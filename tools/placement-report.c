@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE /* strptime, timegm */
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -92,16 +93,17 @@ const char *C(const char *code)
 int parse_time(const char *s, double ref, double *out)
 {
 	char *end;
-	double v = strtod(s, &end);
+	size_t n = strlen(s);
+	double v;
 	struct tm tm;
 
-	if (end != s && *end == '\0') {
+	if (topo_parse_double(s, -DBL_MAX, DBL_MAX, &v) == 0) {
 		*out = v;
 		return 0;
 	}
-	if (end != s && end[1] == '\0' && v >= 0) {
-		double unit = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600
-			      : *end == 'd' ? 86400 : 0;
+	if (n > 1 && topo_parse_double_n(s, n - 1, 0, DBL_MAX, &v) == 0) {
+		char u = s[n - 1];
+		double unit = u == 's' ? 1 : u == 'm' ? 60 : u == 'h' ? 3600 : u == 'd' ? 86400 : 0;
 
 		if (unit > 0) {
 			*out = ref - v * unit;

@@ -23,6 +23,7 @@
 #include "topo_lldp.h"
 #include "topo_netq.h"
 #include "topo_nvsmi.h"
+#include "topo_num.h"
 #include "topo_summary.h"
 #include "topo_topology_conf.h"
 #ifdef HAVE_IBNETDISC
@@ -113,7 +114,13 @@ static int parse_args(int argc, char **argv, options *o)
 		case O_IBNET: o->ibnetdiscover = optarg; break;
 		case O_IBND: o->ibnd = 1; break;
 		case O_CA: o->ca = optarg; break;
-		case O_PORT: o->ca_port = atoi(optarg); break;
+		case O_PORT:
+			if (topo_parse_int(optarg, 1, 254, &o->ca_port) < 0) {
+				fprintf(stderr, "topognn-discover: --port wants a port number 1..254, not \"%s\"\n",
+					optarg);
+				return -1;
+			}
+			break;
 		case O_TCONF:
 			/* the same option names an input file or the output mode */
 			if (strcmp(optarg, "tree") == 0 || strcmp(optarg, "block") == 0)

@@ -352,13 +352,14 @@ static hwloc_obj_t hca_netdev(hwloc_obj_t ofed, int port)
 		return NULL;
 	for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
 		const char *p;
+		int n;
 
 		if (c->type != HWLOC_OBJ_OS_DEVICE || c->attr->osdev.type != HWLOC_OBJ_OSDEV_NETWORK)
 			continue;
 		if (addr_bytes(c) == IPOIB_ADDR_BYTES)
 			return c;
 		p = info(c, "Port");
-		if (p && port > 0 && atoi(p) == port && !on_port)
+		if (p && port > 0 && topo_parse_int(p, 1, INT_MAX, &n) == 0 && n == port && !on_port)
 			on_port = c;
 		only = c;
 		nnet++;
@@ -429,9 +430,10 @@ static int fill_hca(hw_build *b, hw_dev *d, hwloc_obj_t ofed, hwloc_obj_t pci)
 	hwloc_obj_t netdev = hca_netdev(ofed, port);
 	const char *p = netdev ? info(netdev, "Port") : NULL, *lid;
 	char bus[32];
+	int n;
 
-	if (p && atoi(p) > 0)
-		port = atoi(p);
+	if (p && topo_parse_int(p, 1, INT_MAX, &n) == 0)
+		port = n;
 	v->port = port;
 	v->link_layer = hca_link_layer(ofed, port, netdev);
 	v->guid = parse_guid(port_info(ofed, port, "GID0"));

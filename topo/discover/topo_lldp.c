@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
@@ -28,6 +29,7 @@
 
 #include "topo_hostdir.h"
 #include "topo_io.h"
+#include "topo_num.h"
 
 #define LLDP_MAX_BYTES (32u << 20)
 #define LLDPCLI_TIMEOUT_MS 10000
@@ -298,8 +300,11 @@ static void sysfs_nic(const char *root, const char *ifname, char *rdma, size_t l
 	if ((size_t)snprintf(path, sizeof(path), "%s/class/net/%s/speed", root, ifname) <
 		    sizeof(path) &&
 	    (f = fopen(path, "r"))) {
-		if (fgets(buf, sizeof(buf), f))
-			*mbps = strtol(buf, NULL, 10);
+		long v;
+
+		if (fgets(buf, sizeof(buf), f) &&
+		    topo_parse_long_n(buf, strcspn(buf, "\n"), -1, LONG_MAX, &v) == 0)
+			*mbps = v; /* -1: the link is down */
 		fclose(f);
 	}
 }
