@@ -26,6 +26,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "topo_error.h"
 
@@ -169,6 +170,22 @@ TOPOGNN_EXPORT int topo_set_str(char **field, const char *s);
 /* Free-form attributes: set (replacing) and get (NULL if absent). */
 TOPOGNN_EXPORT int topo_graph_set_attr(topo_graph *g, int id, const char *key, const char *value);
 TOPOGNN_EXPORT const char *topo_graph_get_attr(const topo_graph *g, int id, const char *key);
+
+/* The attribute that tells kinds of groups apart, and its NVLink value. */
+#define TOPO_GROUP_KIND_ATTR "group_kind"
+#define TOPO_GROUP_KIND_NVLINK "nvlink"
+
+/* 1 when vertex v is an NVLink domain group (made by topo_nvsmi.c or
+ * topo_fattree.c). Inline, so the engine tells domains from scalable units
+ * with no link to discovery. */
+static inline int topo_group_is_nvlink(const topo_graph *g, int v)
+{
+	const topo_vertex *x = topo_graph_vertex(g, v);
+	const char *k = x && x->kind == TOPO_V_GROUP ? topo_graph_get_attr(g, v, TOPO_GROUP_KIND_ATTR)
+						    : NULL;
+
+	return k && strcmp(k, TOPO_GROUP_KIND_NVLINK) == 0;
+}
 
 /* Ids of the edges incident to v, in insertion order. The array is owned by
  * the graph and rebuilt lazily after changes: not thread-safe while mutating. */
