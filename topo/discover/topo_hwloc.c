@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "topo_alloc.h"
 #include "topo_hwloc_xml.h"
 #include "topo_io.h"
 #include "topo_num.h"
@@ -726,13 +727,8 @@ int topo_load_hwloc_dir(topo_graph *g, const char *dir, topo_error *err)
 
 		if (l <= 4 || strcmp(de->d_name + l - 4, ".xml") != 0 || de->d_name[0] == '.')
 			continue;
-		if (n == cap) {
-			char **p = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*p));
-
-			if (!p)
-				goto nomem;
-			names = p;
-		}
+		if (topo_grow(&names, &cap, n + 1, sizeof(*names), 16) < 0)
+			goto nomem;
 		names[n] = strdup(de->d_name);
 		if (!names[n])
 			goto nomem;

@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "topo_alloc.h"
 #include "topo_hostdir.h"
 #include "topo_io.h"
 #include "topo_num.h"
@@ -44,7 +45,8 @@ typedef struct nbr {
 typedef struct machine {
 	char *name, *source;
 	nbr *n;
-	int nn, cap;
+	int nn;
+	size_t cap;
 	int is_switch;
 } machine;
 
@@ -148,15 +150,8 @@ static int add_nbr(machine *m, const char *ifname, json_t *iface, topo_error *er
 			       ifname);
 		return -1;
 	}
-	if (m->nn == m->cap) {
-		int ncap = m->cap ? m->cap * 2 : 8;
-		nbr *p = realloc(m->n, (size_t)ncap * sizeof(*p));
-
-		if (!p)
-			goto oom;
-		m->n = p;
-		m->cap = ncap;
-	}
+	if (topo_grow(&m->n, &m->cap, (size_t)m->nn + 1, sizeof(*m->n), 8) < 0)
+		goto oom;
 	n = &m->n[m->nn];
 	memset(n, 0, sizeof(*n));
 	n->local_if = strdup(ifname);
