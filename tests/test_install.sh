@@ -44,8 +44,11 @@ topo_topology_conf.h topognn.h topognn_export.h"
 export PKG_CONFIG_PATH="$(dirname "$pc")" PKG_CONFIG_SYSROOT_DIR="$root"
 flags=$(pkg-config --cflags --libs topognn)
 check "pkg-config --cflags --libs topognn" test -n "$flags"
-# shellcheck disable=SC2086 # flags is a word list
-"$CC" -std=c11 -Wall -Werror -o "$tmp/user" "$S/tests/install_user.c" $flags > "$tmp/cc.log" 2>&1
+# a sanitizer build's libraries need the program to load the ASan runtime first
+san=""
+ldd "$lib/libtopo.so" | grep -q libasan && san="-fsanitize=address,undefined"
+# shellcheck disable=SC2086 # flags and san are word lists
+"$CC" -std=c11 -Wall -Werror $san -o "$tmp/user" "$S/tests/install_user.c" $flags > "$tmp/cc.log" 2>&1
 rc=$?
 check "a program using <topognn/topognn.h> compiles and links" test "$rc" = 0 || cat "$tmp/cc.log"
 out=$(LD_LIBRARY_PATH=$lib "$tmp/user" "$fx/fabrics/dgx-h100-superpod.ibnetdiscover" \
