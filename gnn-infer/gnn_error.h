@@ -27,7 +27,8 @@ typedef struct gnn_error {
 GNN_EXPORT void gnn_error_clear(gnn_error *err);
 
 /* Fill `err` (if not NULL) with file, JSON path and a printf-style sentence. */
-GNN_EXPORT void gnn_error_set(gnn_error *err, const char *file, const char *path, const char *fmt, ...)
+GNN_EXPORT void gnn_error_set(gnn_error *err, const char *file, const char *path, const char *fmt,
+			      ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* Format as "file: path: text", leaving out the empty parts, into buf. */

@@ -59,8 +59,8 @@ GNN_EXPORT int gnn_embed(gnn_ctx *ctx, const gnn_graph *graph, const float *feat
  * should number them first. The rows [0, n_out) of out are bit for bit
  * those of gnn_embed; out has room for n_vertices rows, and rows from
  * n_out on are left unspecified. Allocates nothing. */
-GNN_EXPORT int gnn_embed_first(gnn_ctx *ctx, const gnn_graph *graph, const float *features, size_t n_out,
-		    float *out);
+GNN_EXPORT int gnn_embed_first(gnn_ctx *ctx, const gnn_graph *graph, const float *features,
+			       size_t n_out, float *out);
 
 /* Most contexts one gnn_embed_ensemble call takes. */
 #define GNN_ENSEMBLE_MAX 16
@@ -85,7 +85,8 @@ GNN_EXPORT const gnn_error *gnn_ctx_error(const gnn_ctx *ctx);
 
 /* Check a CSR graph: offsets, neighbour ids, finite weights, and the
  * limits (SIZE_MAX: none). 0 if sound, -1 with `err` filled. */
-GNN_EXPORT int gnn_graph_check(const gnn_graph *g, size_t max_vertices, size_t max_edges, gnn_error *err);
+GNN_EXPORT int gnn_graph_check(const gnn_graph *g, size_t max_vertices, size_t max_edges,
+			       gnn_error *err);
 
 /* Check sets against their embedding rows and max_sets (SIZE_MAX: none). */
 GNN_EXPORT int gnn_sets_check(const gnn_sets *s, size_t max_sets, gnn_error *err);

@@ -76,9 +76,12 @@ GNN_EXPORT void gnn_model_free(gnn_model *model);
 GNN_EXPORT size_t gnn_model_n_features(const gnn_model *model, enum gnn_feature_kind kind);
 
 /* Name, mean and std of input `i` of the given kind; NULL/0 if out of range. */
-GNN_EXPORT const char *gnn_model_feature_name(const gnn_model *model, enum gnn_feature_kind kind, size_t i);
-GNN_EXPORT float gnn_model_feature_mean(const gnn_model *model, enum gnn_feature_kind kind, size_t i);
-GNN_EXPORT float gnn_model_feature_std(const gnn_model *model, enum gnn_feature_kind kind, size_t i);
+GNN_EXPORT const char *gnn_model_feature_name(const gnn_model *model, enum gnn_feature_kind kind,
+					      size_t i);
+GNN_EXPORT float gnn_model_feature_mean(const gnn_model *model, enum gnn_feature_kind kind,
+					size_t i);
+GNN_EXPORT float gnn_model_feature_std(const gnn_model *model, enum gnn_feature_kind kind,
+				       size_t i);
 
 /* Check that the caller's features are exactly the model's, in order, so a
  * mismatch between the code that fills the features and the model is caught

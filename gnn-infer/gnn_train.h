@@ -65,13 +65,13 @@ GNN_EXPORT int gnn_train(gnn_model *model, const gnn_train_graph *graphs, size_t
 typedef struct gnn_trainer gnn_trainer;
 
 /* Buffers to backpropagate `model` on graphs up to the given sizes. */
-GNN_EXPORT gnn_trainer *gnn_trainer_create(const gnn_model *model, size_t max_vertices, size_t max_sets,
-				gnn_error *err);
+GNN_EXPORT gnn_trainer *gnn_trainer_create(const gnn_model *model, size_t max_vertices,
+					   size_t max_sets, gnn_error *err);
 GNN_EXPORT void gnn_trainer_free(gnn_trainer *t);
 
 /* Loss of the samples idx[0..k) of g (all checked beforehand); when grad is
  * not NULL, adds d loss / d param to grad[0..gnn_model_n_params). */
-GNN_EXPORT double gnn_trainer_loss(gnn_trainer *t, const gnn_train_graph *g, const size_t *idx, size_t k,
-			enum gnn_loss loss, double *grad);
+GNN_EXPORT double gnn_trainer_loss(gnn_trainer *t, const gnn_train_graph *g, const size_t *idx,
+				   size_t k, enum gnn_loss loss, double *grad);
 
 #endif

@@ -72,8 +72,8 @@ TOPOGNN_EXPORT int topo_load_topology_conf(topo_graph *g, const char *path, topo
 
 /* The same from memory: `text` holds `len` bytes (need not be NUL-terminated);
  * `source` names it in errors. */
-TOPOGNN_EXPORT int topo_load_topology_conf_mem(topo_graph *g, const char *text, size_t len, const char *source,
-				topo_error *err);
+TOPOGNN_EXPORT int topo_load_topology_conf_mem(topo_graph *g, const char *text, size_t len,
+					       const char *source, topo_error *err);
 
 /* Write the topology.conf an admin would otherwise write by hand for `g`:
  * a header comment naming topognn-discover and `source` (the input it was

@@ -29,7 +29,8 @@ typedef struct topo_error {
 TOPOGNN_EXPORT void topo_error_clear(topo_error *err);
 
 /* Fill `err` (if not NULL) with source, line and a printf-style sentence. */
-TOPOGNN_EXPORT void topo_error_set(topo_error *err, const char *source, int line, const char *fmt, ...)
+TOPOGNN_EXPORT void topo_error_set(topo_error *err, const char *source, int line, const char *fmt,
+				   ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* The same with a column (0: unknown), for parsers that know where in the

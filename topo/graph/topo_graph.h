@@ -202,7 +202,8 @@ TOPOGNN_EXPORT const int *topo_graph_incident(const topo_graph *g, int v, int *c
  * topo_graph_count_members: how many there are.
  * topo_graph_group_of: the group holding `host`, the first by host-name
  * order when several do; -1 when none. */
-TOPOGNN_EXPORT int topo_graph_next_member(const topo_graph *g, int container, topo_vkind kind, int *it);
+TOPOGNN_EXPORT int topo_graph_next_member(const topo_graph *g, int container, topo_vkind kind,
+					  int *it);
 TOPOGNN_EXPORT int topo_graph_count_members(const topo_graph *g, int container, topo_vkind kind);
 TOPOGNN_EXPORT int topo_graph_group_of(const topo_graph *g, int host);
 
@@ -223,7 +224,8 @@ TOPOGNN_EXPORT int topo_graph_canonicalize(topo_graph *g);
 
 /* Compare two canonicalized graphs field by field. Returns 1 when equal; when
  * different returns 0 and writes the first difference into why. */
-TOPOGNN_EXPORT int topo_graph_equal(const topo_graph *a, const topo_graph *b, char *why, size_t len);
+TOPOGNN_EXPORT int topo_graph_equal(const topo_graph *a, const topo_graph *b, char *why,
+				    size_t len);
 
 /* Names of enum values, as used in JSON and text output, and their parsers
  * (which return -1 for an unknown name). */

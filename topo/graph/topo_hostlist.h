@@ -44,8 +44,8 @@ TOPOGNN_EXPORT void topo_hostlist_free(topo_hostlist *hl);
  * none). Returns 0, or -1 with err naming the problem and its 1-based column
  * within the expression; on error `out` is left as it was. Names are not
  * de-duplicated. */
-TOPOGNN_EXPORT int topo_hostlist_expand(const char *expr, topo_hostlist *out, const char *source, int line,
-			 topo_error *err);
+TOPOGNN_EXPORT int topo_hostlist_expand(const char *expr, topo_hostlist *out, const char *source,
+					int line, topo_error *err);
 
 /* The shortest sorted Slurm-style expression for `names` (duplicates count
  * once): {"n001","n002","n003","n004","n007"} -> "n[001-004,007]".

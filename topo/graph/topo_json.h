@@ -24,8 +24,8 @@
 TOPOGNN_EXPORT int topo_load_json(topo_graph *g, const char *path, topo_error *err);
 
 /* The same from a buffer; `source` names it in errors. */
-TOPOGNN_EXPORT int topo_load_json_mem(topo_graph *g, const char *text, size_t len, const char *source,
-		       topo_error *err);
+TOPOGNN_EXPORT int topo_load_json_mem(topo_graph *g, const char *text, size_t len,
+				      const char *source, topo_error *err);
 
 /* Write `g` as a graph file. Vertices and edges are written in id order:
  * canonicalize first for a deterministic file. Returns 0 or -1. */

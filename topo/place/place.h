@@ -90,7 +90,8 @@ TOPOGNN_EXPORT int place_cluster_nhosts(const place_cluster *c);
 TOPOGNN_EXPORT int place_cluster_ngroups(const place_cluster *c);
 TOPOGNN_EXPORT int place_cluster_nleaves(const place_cluster *c);
 TOPOGNN_EXPORT const char *place_cluster_host_name(const place_cluster *c, int host);
-TOPOGNN_EXPORT int place_cluster_find_host(const place_cluster *c, const char *name); /* -1 if absent */
+/* the host named `name`, -1 if absent */
+TOPOGNN_EXPORT int place_cluster_find_host(const place_cluster *c, const char *name);
 TOPOGNN_EXPORT int place_cluster_host_group(const place_cluster *c, int host);
 TOPOGNN_EXPORT const char *place_cluster_group_name(const place_cluster *c, int group);
 /* Hops between two hosts (cables on the shortest path, min over rails). */
@@ -109,7 +110,8 @@ TOPOGNN_EXPORT int place_cluster_has_sharp(const place_cluster *c);
 TOPOGNN_EXPORT int place_cluster_sharp_eligible(const place_cluster *c, const int *hosts, int n);
 /* The graph vertex of the SHARP switch that roots such a tree over the
  * hosts' leaves on `rail` (the lowest-numbered when several can), or -1. */
-TOPOGNN_EXPORT int place_cluster_sharp_root(const place_cluster *c, const int *hosts, int n, int rail);
+TOPOGNN_EXPORT int place_cluster_sharp_root(const place_cluster *c, const int *hosts, int n,
+					    int rail);
 
 /* NVLink domains (groups with group_kind=nvlink, topo_nvsmi.h) as the
  * innermost level, whether or not the graph also has a fabric: their count,
@@ -137,8 +139,9 @@ TOPOGNN_EXPORT void place_state_set_host(place_state *s, int host, int total_gpu
 			  int total_cores, int free_cores, unsigned flags);
 /* A running job: its hosts are taken (exclusively, or the given GPUs/cores
  * per host) and, if it communicates, its traffic loads the fabric. */
-TOPOGNN_EXPORT int place_state_add_job(place_state *s, uint32_t job_id, const int *hosts, int nhosts,
-			int gpus_per_host, int cores_per_host, const place_comm *comm);
+TOPOGNN_EXPORT int place_state_add_job(place_state *s, uint32_t job_id, const int *hosts,
+				       int nhosts, int gpus_per_host, int cores_per_host,
+				       const place_comm *comm);
 TOPOGNN_EXPORT int place_state_remove_job(place_state *s, uint32_t job_id);
 /* When a running job is expected to end, in the caller's clock (the same
  * as place_request.now_s): its time limit in Slurm, its requested time in
@@ -274,7 +277,8 @@ TOPOGNN_EXPORT int place_locality_wait_parse(const char *s, double *frac, double
 typedef struct place_engine place_engine;
 
 /* Preallocates every buffer for the cluster's size. */
-TOPOGNN_EXPORT place_engine *place_engine_new(const place_cluster *c, const place_config *cfg, topo_error *err);
+TOPOGNN_EXPORT place_engine *place_engine_new(const place_cluster *c, const place_config *cfg,
+					      topo_error *err);
 TOPOGNN_EXPORT void place_engine_free(place_engine *e);
 
 /* Bring the scorers up to date with state s (the GNN's vertex features and
@@ -286,7 +290,8 @@ TOPOGNN_EXPORT void place_engine_free(place_engine *e);
  * reports that time in refresh_us). Allocates nothing. Returns 1 when a
  * scorer was refreshed, 0 when all were current, -1 with reason (e.g. the
  * GNN rejected the graph). */
-TOPOGNN_EXPORT int place_engine_refresh(place_engine *e, const place_state *s, char *reason, size_t len);
+TOPOGNN_EXPORT int place_engine_refresh(place_engine *e, const place_state *s, char *reason,
+					size_t len);
 
 /* Decide where a request goes under `policy`, and what `baseline` would have
  * chosen (shadow mode; pass the same policy to skip). Fills `out` (whose host
