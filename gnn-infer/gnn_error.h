@@ -9,6 +9,8 @@
 #ifndef GNN_ERROR_H
 #define GNN_ERROR_H
 
+#include "gnn_export.h"
+
 #include <stddef.h>
 
 #define GNN_ERROR_FILE_LEN 256
@@ -22,13 +24,14 @@ typedef struct gnn_error {
 } gnn_error;
 
 /* Clear a report (no error). `err` may be NULL. */
-void gnn_error_clear(gnn_error *err);
+GNN_EXPORT void gnn_error_clear(gnn_error *err);
 
 /* Fill `err` (if not NULL) with file, JSON path and a printf-style sentence. */
-void gnn_error_set(gnn_error *err, const char *file, const char *path, const char *fmt, ...)
+GNN_EXPORT void gnn_error_set(gnn_error *err, const char *file, const char *path, const char *fmt,
+			      ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* Format as "file: path: text", leaving out the empty parts, into buf. */
-const char *gnn_error_format(const gnn_error *err, char *buf, size_t len);
+GNN_EXPORT const char *gnn_error_format(const gnn_error *err, char *buf, size_t len);
 
 #endif

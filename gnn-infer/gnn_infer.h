@@ -14,6 +14,8 @@
 #ifndef GNN_INFER_H
 #define GNN_INFER_H
 
+#include "gnn_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,15 +43,15 @@ typedef struct gnn_ctx gnn_ctx;
 /* A context for `model` accepting graphs up to max_vertices vertices and
  * max_edges neighbour entries, and up to max_sets sets per scoring call.
  * The model must outlive the context. NULL on error with `err` filled. */
-gnn_ctx *gnn_ctx_create(const gnn_model *model, size_t max_vertices, size_t max_edges,
+GNN_EXPORT gnn_ctx *gnn_ctx_create(const gnn_model *model, size_t max_vertices, size_t max_edges,
 			size_t max_sets, gnn_error *err);
 
-void gnn_ctx_free(gnn_ctx *ctx);
+GNN_EXPORT void gnn_ctx_free(gnn_ctx *ctx);
 
 /* Embed every vertex: features is n_vertices x (model's vertex features),
  * raw (the model normalises them); out is n_vertices x gnn_model_embed_dim.
  * 0 on success, -1 on a bad graph (see gnn_ctx_error). Allocates nothing. */
-int gnn_embed(gnn_ctx *ctx, const gnn_graph *graph, const float *features, float *out);
+GNN_EXPORT int gnn_embed(gnn_ctx *ctx, const gnn_graph *graph, const float *features, float *out);
 
 /* gnn_embed for the first n_out vertices only: each layer computes only
  * the rows that later layers read (the wanted rows and, before a graph
@@ -57,8 +59,8 @@ int gnn_embed(gnn_ctx *ctx, const gnn_graph *graph, const float *features, float
  * should number them first. The rows [0, n_out) of out are bit for bit
  * those of gnn_embed; out has room for n_vertices rows, and rows from
  * n_out on are left unspecified. Allocates nothing. */
-int gnn_embed_first(gnn_ctx *ctx, const gnn_graph *graph, const float *features, size_t n_out,
-		    float *out);
+GNN_EXPORT int gnn_embed_first(gnn_ctx *ctx, const gnn_graph *graph, const float *features,
+			       size_t n_out, float *out);
 
 /* Most contexts one gnn_embed_ensemble call takes. */
 #define GNN_ENSEMBLE_MAX 16
@@ -69,23 +71,24 @@ int gnn_embed_first(gnn_ctx *ctx, const gnn_graph *graph, const float *features,
  * width, that layer's neighbour aggregation, the same for all, is done
  * once. Each outs[i] is bit for bit what gnn_embed_first would give.
  * On failure every context carries the error. Allocates nothing. */
-int gnn_embed_ensemble(gnn_ctx *const *ctxs, size_t n, const gnn_graph *graph,
+GNN_EXPORT int gnn_embed_ensemble(gnn_ctx *const *ctxs, size_t n, const gnn_graph *graph,
 		       const float *features, size_t n_out, float *const *outs);
 
 /* Score each set: embeddings as produced by gnn_embed, set_features is
  * n_sets x (model's set features), raw; out gets n_sets scores.
  * 0 on success, -1 on bad sets (see gnn_ctx_error). Allocates nothing. */
-int gnn_score_sets(gnn_ctx *ctx, const float *embeddings, const gnn_sets *sets,
+GNN_EXPORT int gnn_score_sets(gnn_ctx *ctx, const float *embeddings, const gnn_sets *sets,
 		   const float *set_features, float *out);
 
 /* The report of the last failed gnn_embed / gnn_score_sets on ctx. */
-const gnn_error *gnn_ctx_error(const gnn_ctx *ctx);
+GNN_EXPORT const gnn_error *gnn_ctx_error(const gnn_ctx *ctx);
 
 /* Check a CSR graph: offsets, neighbour ids, finite weights, and the
  * limits (SIZE_MAX: none). 0 if sound, -1 with `err` filled. */
-int gnn_graph_check(const gnn_graph *g, size_t max_vertices, size_t max_edges, gnn_error *err);
+GNN_EXPORT int gnn_graph_check(const gnn_graph *g, size_t max_vertices, size_t max_edges,
+			       gnn_error *err);
 
 /* Check sets against their embedding rows and max_sets (SIZE_MAX: none). */
-int gnn_sets_check(const gnn_sets *s, size_t max_sets, gnn_error *err);
+GNN_EXPORT int gnn_sets_check(const gnn_sets *s, size_t max_sets, gnn_error *err);
 
 #endif

@@ -32,6 +32,9 @@
 #ifndef GNN_HOT
 #define GNN_HOT
 #endif
+/* GCC exports a target_clones function's resolver whatever -fvisibility
+ * says; a library-private one must say hidden itself (test_exported_symbols). */
+#define GNN_HOT_PRIVATE GNN_HOT __attribute__((visibility("hidden")))
 /* Whether the four-row kernels, whose 16-float accumulators need 32
  * vector registers of 512 bits, run here; elsewhere (AVX2, SSE) compilers
  * spill them to the stack, and one row at a time in 8-float vectors is
@@ -803,7 +806,7 @@ void gnn_gin_forward(const gnn_graph *g, size_t n, const float *x, size_t in, si
 		gin_narrow(g, n, x, in, out, w, b, eps, y, scratch, act);
 }
 
-GNN_HOT void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *sets,
+GNN_HOT_PRIVATE void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *sets,
 			 const float *f, size_t nf, float *y)
 {
 	const size_t width = 2 * dim + nf;
@@ -828,7 +831,7 @@ GNN_HOT void gnn_readout_forward(const float *emb, size_t dim, const gnn_sets *s
 	}
 }
 
-GNN_HOT void gnn_normalise(const float *restrict x, size_t n, size_t dim,
+GNN_HOT_PRIVATE void gnn_normalise(const float *restrict x, size_t n, size_t dim,
 			   const float *restrict mean, const float *restrict std,
 			   float *restrict y, size_t y_stride)
 {

@@ -15,6 +15,8 @@
 #ifndef GNN_MODEL_H
 #define GNN_MODEL_H
 
+#include "gnn_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,43 +54,46 @@ typedef struct gnn_arch {
 } gnn_arch;
 
 /* Read and validate a model file. NULL on error with `err` filled in. */
-gnn_model *gnn_model_load(const char *path, gnn_error *err);
+GNN_EXPORT gnn_model *gnn_model_load(const char *path, gnn_error *err);
 
 /* Same from a string holding the JSON; `name` is used as the file in errors. */
-gnn_model *gnn_model_load_mem(const char *json, const char *name, gnn_error *err);
+GNN_EXPORT gnn_model *gnn_model_load_mem(const char *json, const char *name, gnn_error *err);
 
 /* Write the model as JSON; float weights survive a write/load round trip
  * exactly. 0 on success, -1 with `err` filled in. */
-int gnn_model_write(const gnn_model *model, const char *path, gnn_error *err);
+GNN_EXPORT int gnn_model_write(const gnn_model *model, const char *path, gnn_error *err);
 
 /* Same into a newly allocated string (free() it); NULL on error. */
-char *gnn_model_write_mem(const gnn_model *model, gnn_error *err);
+GNN_EXPORT char *gnn_model_write_mem(const gnn_model *model, gnn_error *err);
 
 /* A fresh model of architecture `arch`, weights drawn from `seed`
  * (Glorot-uniform weights, zero biases). NULL on error. */
-gnn_model *gnn_model_build(const gnn_arch *arch, uint64_t seed, gnn_error *err);
+GNN_EXPORT gnn_model *gnn_model_build(const gnn_arch *arch, uint64_t seed, gnn_error *err);
 
-void gnn_model_free(gnn_model *model);
+GNN_EXPORT void gnn_model_free(gnn_model *model);
 
 /* Number of inputs of the given kind (vertex or set features). */
-size_t gnn_model_n_features(const gnn_model *model, enum gnn_feature_kind kind);
+GNN_EXPORT size_t gnn_model_n_features(const gnn_model *model, enum gnn_feature_kind kind);
 
 /* Name, mean and std of input `i` of the given kind; NULL/0 if out of range. */
-const char *gnn_model_feature_name(const gnn_model *model, enum gnn_feature_kind kind, size_t i);
-float gnn_model_feature_mean(const gnn_model *model, enum gnn_feature_kind kind, size_t i);
-float gnn_model_feature_std(const gnn_model *model, enum gnn_feature_kind kind, size_t i);
+GNN_EXPORT const char *gnn_model_feature_name(const gnn_model *model, enum gnn_feature_kind kind,
+					      size_t i);
+GNN_EXPORT float gnn_model_feature_mean(const gnn_model *model, enum gnn_feature_kind kind,
+					size_t i);
+GNN_EXPORT float gnn_model_feature_std(const gnn_model *model, enum gnn_feature_kind kind,
+				       size_t i);
 
 /* Check that the caller's features are exactly the model's, in order, so a
  * mismatch between the code that fills the features and the model is caught
  * at load time. 0 if they match, -1 with `err` naming the first difference. */
-int gnn_model_check_features(const gnn_model *model, enum gnn_feature_kind kind,
+GNN_EXPORT int gnn_model_check_features(const gnn_model *model, enum gnn_feature_kind kind,
 			     const char *const *names, size_t n, gnn_error *err);
 
 /* Width of a vertex embedding (columns of gnn_embed's output). */
-size_t gnn_model_embed_dim(const gnn_model *model);
+GNN_EXPORT size_t gnn_model_embed_dim(const gnn_model *model);
 
 /* Number of layers (readout included) and of trainable floats. */
-size_t gnn_model_n_layers(const gnn_model *model);
-size_t gnn_model_n_params(const gnn_model *model);
+GNN_EXPORT size_t gnn_model_n_layers(const gnn_model *model);
+GNN_EXPORT size_t gnn_model_n_params(const gnn_model *model);
 
 #endif

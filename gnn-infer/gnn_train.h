@@ -12,6 +12,8 @@
 #ifndef GNN_TRAIN_H
 #define GNN_TRAIN_H
 
+#include "gnn_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,13 +51,13 @@ typedef struct gnn_train_opts {
 } gnn_train_opts;
 
 /* Defaults: 50 epochs, batch 32, lr 1e-3, Adam (0.9, 0.999, 1e-8), MSE, seed 1. */
-void gnn_train_opts_default(gnn_train_opts *o);
+GNN_EXPORT void gnn_train_opts_default(gnn_train_opts *o);
 
 /* Train `model` in place. 0 on success, -1 with `err` filled (bad graph or
  * samples, feature count mismatch, no memory, or divergence: a minibatch loss
  * or a final parameter that is NaN or infinite; the weights are then garbage
  * and must not be saved). */
-int gnn_train(gnn_model *model, const gnn_train_graph *graphs, size_t n_graphs,
+GNN_EXPORT int gnn_train(gnn_model *model, const gnn_train_graph *graphs, size_t n_graphs,
 	      const gnn_train_opts *opts, gnn_error *err);
 
 /* ---- the pieces, exposed for the gradient check ---- */
@@ -63,13 +65,13 @@ int gnn_train(gnn_model *model, const gnn_train_graph *graphs, size_t n_graphs,
 typedef struct gnn_trainer gnn_trainer;
 
 /* Buffers to backpropagate `model` on graphs up to the given sizes. */
-gnn_trainer *gnn_trainer_create(const gnn_model *model, size_t max_vertices, size_t max_sets,
-				gnn_error *err);
-void gnn_trainer_free(gnn_trainer *t);
+GNN_EXPORT gnn_trainer *gnn_trainer_create(const gnn_model *model, size_t max_vertices,
+					   size_t max_sets, gnn_error *err);
+GNN_EXPORT void gnn_trainer_free(gnn_trainer *t);
 
 /* Loss of the samples idx[0..k) of g (all checked beforehand); when grad is
  * not NULL, adds d loss / d param to grad[0..gnn_model_n_params). */
-double gnn_trainer_loss(gnn_trainer *t, const gnn_train_graph *g, const size_t *idx, size_t k,
-			enum gnn_loss loss, double *grad);
+GNN_EXPORT double gnn_trainer_loss(gnn_trainer *t, const gnn_train_graph *g, const size_t *idx,
+				   size_t k, enum gnn_loss loss, double *grad);
 
 #endif

@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_module_symbols.sh: the Slurm daemons load only the topo areas they use
 # (issue 11). slurmctld's topology_topognn.so links graph, place, telemetry
-# and gnn-infer's kernel; slurmstepd's spank_topognn.so links graph, the hwloc
+# and gnn-infer's inference kernel (libgnn_core, not the trainer: issue 20); slurmstepd's spank_topognn.so links graph, the hwloc
 # part of discovery and node. Neither may carry the simulator, the trace
 # readers, the report library (SVG, slurmrestd client) or igraph, and the
 # dynamic loader must find every library they need (none of them igraph).
@@ -52,6 +52,10 @@ check "topology_topognn.so: no simulator or trace reader" \
 	none "$tmp/ctld.all" '^(topo_)?(sim|trace)_|^comm_profile_'
 check "topology_topognn.so: no report library (SVG, slurmrestd client)" \
 	none "$tmp/ctld.all" '^report_'
+check "topology_topognn.so: no SVG writer of any name" none "$tmp/ctld.all" '[Ss][Vv][Gg]'
+check "topology_topognn.so: no GNN trainer (gnn_train*, gnn_trainer*, backprop)" \
+	none "$tmp/ctld.all" '^gnn_train|backprop|^adam_'
+check "topology_topognn.so: holds the GNN inference kernel" some "$tmp/ctld.all" '^gnn_embed$'
 check "topology_topognn.so: no hwloc, no node side" \
 	none "$tmp/ctld.all" '^(hwloc_|topo_hwloc|bind_)'
 check "topology_topognn.so: no fabric loaders (discover area)" \

@@ -26,6 +26,7 @@
 #include "topo_graph.h"
 #include "topo_io.h"
 #include "topo_num.h"
+#include "topo_uf.h"
 #include "test_tmp.h"
 
 /* A FIFO, a directory and a symbolic link as inputs (issue 21: a FIFO as
@@ -191,6 +192,39 @@ static char *temp_file(const char *content, size_t len)
 	return path;
 }
 
+/* topo_cmp_str sorts C strings; union-find roots are the smallest member,
+ * whatever the order of the unions; topo_graph_is_switch */
+static void test_str_uf_switch(void **state)
+{
+	const char *names[] = {"leaf10", "b", "leaf2", "a"};
+	int parent[6] = {0, 1, 2, 3, 4, 5};
+	topo_graph *g = topo_graph_new();
+
+	(void)state;
+	qsort(names, 4, sizeof(*names), topo_cmp_str);
+	assert_string_equal(names[0], "a");
+	assert_string_equal(names[1], "b");
+	assert_string_equal(names[2], "leaf10");
+	assert_string_equal(names[3], "leaf2");
+	topo_uf_union(parent, 4, 5);
+	topo_uf_union(parent, 5, 2);
+	topo_uf_union(parent, 3, 1);
+	assert_int_equal(topo_uf_find(parent, 5), 2);
+	assert_int_equal(topo_uf_find(parent, 4), 2);
+	assert_int_equal(topo_uf_find(parent, 3), 1);
+	assert_int_equal(topo_uf_find(parent, 0), 0);
+	topo_uf_union(parent, 4, 3);
+	assert_int_equal(topo_uf_find(parent, 2), 1);
+	assert_int_equal(topo_uf_find(parent, 5), 1);
+	assert_non_null(g);
+	int sw = topo_graph_add_vertex(g, TOPO_V_SWITCH, "sw");
+	int h = topo_graph_add_vertex(g, TOPO_V_HOST, "h");
+	assert_true(topo_graph_is_switch(g, sw));
+	assert_false(topo_graph_is_switch(g, h));
+	assert_false(topo_graph_is_switch(g, 99));
+	topo_graph_free(g);
+}
+
 static void test_read_file(void **state)
 {
 	static const char text[] = "line one\nline two\n";
@@ -352,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_parse_long),
 		cmocka_unit_test(test_parse_int_u64_double),
 		cmocka_unit_test(test_cmp_quantile),
+		cmocka_unit_test(test_str_uf_switch),
 		cmocka_unit_test(test_read_file),
 		cmocka_unit_test(test_spawn_reader),
 		cmocka_unit_test(test_grow_strdup_opt),

@@ -130,6 +130,15 @@ check "export: job 19's sample is its 12 hosts with target 0" \
 	"[(12, 1, 0)]"
 check "export: the gnn scorer's feature names (place_features)" \
 	eq "$(jq_py "$tmp/s.json" 'd["set_features"][1], len(d["vertex_features"]), len(d["set_features"])')" "('groups_spanned', 9, 16)"
+# the same log with every job an all-to-all: the samples keep the pattern
+# (report_decision_comm), so job 2's analytic slowdown, with job 1 running
+# beside it, is an all-to-all's, not a ring's (it was a ring's for every
+# pattern before issue 20)
+sed 's/"pattern":"ring"/"pattern":"alltoall"/' "$tmp/d.log" > "$tmp/a2a.log"
+"$tool" --decisions "$tmp/a2a.log" $G --json history --export "$tmp/s_a2a.json" > /dev/null
+check "export keeps a non-ring pattern: job 2's model_slowdown 1.02261 (ring), 1.01473 (alltoall)" \
+	eq "$(jq_py "$tmp/s.json" 'd["graphs"][1]["samples"][0]["set_features"][7]') $(jq_py "$tmp/s_a2a.json" 'd["graphs"][1]["samples"][0]["set_features"][7]')" \
+	"1.02261 1.01473"
 "$tool" --decisions "$tmp/d.log" $G --json --since 1700008579 --until 1700008579 history > "$tmp/h1.json"
 check "history --since/--until: one decision at that second" eq "$(jq_py "$tmp/h1.json" 'd["decisions"]')" 1
 train=""

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "placement-report.h"
+#include "report_history.h"
 #include "report_node.h"
 #include "report_why.h"
 #include "topo_hostlist.h"
@@ -61,15 +62,229 @@ static void choice_row(const report_choice *c, const char *role, const char *why
 	       c->nhosts, c->groups, c->leaves, c->diameter, cost, comm, frag, why ? why : "");
 }
 
+/* What cmd_job shows of a decision, beyond the record itself. */
+typedef struct job_view {
+	const report_decision *d;
+	char *hl;                        /* the allocated hosts, as a hostlist */
+	char *groups, *leaves, *domains; /* names spanned (NULL without a graph) */
+	int ng, nl, ndom;
+	int sharp;                       /* SHARP eligible; -1 no SHARP in the graph */
+	report_node_outcome *nodes;      /* the node side's reports */
+	int nnodes;
+	report_node_skips skips;         /* files in the report dir not read, and why */
+} job_view;
+
+static int job_json(struct ctx *x, const job_view *v)
+{
+	const report_decision *d = v->d;
+	char why[256];
+	json_t *root = json_object(), *alts = json_array(), *req = json_object(), *nd;
+
+	json_object_set_new(root, "job", json_integer(d->job));
+	json_object_set_new(root, "timestamp", json_real(d->timestamp));
+	json_object_set_new(root, "format", json_string(d->format));
+	json_object_set_new(root, "policy", json_string(d->policy));
+	json_object_set_new(root, "baseline_policy", json_string(d->baseline_policy));
+	json_object_set_new(root, "scorer", json_string(d->scorer));
+	if (d->model[0])
+		json_object_set_new(root, "model", json_string(d->model));
+	json_object_set_new(root, "candidates", json_integer(d->candidates));
+	json_object_set_new(root, "latency_us",
+			    isnan(d->latency_us) ? json_null() : json_real(d->latency_us));
+	json_object_set_new(req, "min_hosts", json_integer(d->min_hosts));
+	json_object_set_new(req, "gpus_per_host", json_integer(d->gpus_per_host));
+	json_object_set_new(req, "comm_class", json_string(d->comm_class));
+	json_object_set_new(root, "request", req);
+	json_object_set_new(root, "hosts", json_string(v->hl));
+	json_object_set_new(root, "nhosts", json_integer(d->nallocated));
+	json_object_set_new(root, "groups", v->groups ? json_string(v->groups) : json_null());
+	json_object_set_new(root, "ngroups", json_integer(v->groups ? v->ng : d->chosen.groups));
+	json_object_set_new(root, "leaves", v->leaves ? json_string(v->leaves) : json_null());
+	json_object_set_new(root, "nleaves", json_integer(v->leaves ? v->nl : d->chosen.leaves));
+	json_object_set_new(root, "hop_diameter", json_integer(d->chosen.diameter));
+	if (v->domains) {
+		json_object_set_new(root, "nvlink_domains", json_string(v->domains));
+		json_object_set_new(root, "nnvlink_domains", json_integer(v->ndom));
+	}
+	if (v->sharp >= 0 || d->sharp_user) { /* a graph with SHARP, or a SHARP user */
+		json_object_set_new(root, "sharp_user", json_boolean(d->sharp_user));
+		json_object_set_new(root, "sharp_eligible", v->sharp < 0 ? json_null()
+								   : json_boolean(v->sharp));
+	}
+	json_object_set_new(root, "predicted_cost",
+			    isnan(d->chosen.cost) ? json_null() : json_real(d->chosen.cost));
+	json_object_set_new(root, "confidence", isnan(d->chosen.confidence)
+			    ? json_null() : json_real(d->chosen.confidence));
+	json_object_set_new(root, "followed",
+			    d->followed < 0 ? json_null() : json_boolean(d->followed));
+	json_object_set_new(root, "chosen", choice_json(&d->chosen, "chosen", NULL));
+	if (d->baseline.nhosts) {
+		report_why_lost(&d->chosen, &d->baseline, why, sizeof(why));
+		json_object_set_new(root, "baseline", choice_json(&d->baseline, "baseline", why));
+	}
+	for (int a = 0; a < d->nalternatives; a++) {
+		report_why_lost(&d->chosen, &d->alternatives[a], why, sizeof(why));
+		json_array_append_new(alts, choice_json(&d->alternatives[a], "alternative", why));
+	}
+	json_object_set_new(root, "alternatives", alts);
+	json_object_set_new(root, "ended", json_boolean(d->ended));
+	json_object_set_new(root, "realised_slowdown", isnan(d->realised_slowdown)
+			    ? json_null() : json_real(d->realised_slowdown));
+	nd = json_object();
+	for (int i = 0; i < v->nnodes; i++) {
+		json_t *h = json_object();
+
+		for (int k = 0; k < v->nodes[i].nkeys; k++)
+			json_object_set_new(h, v->nodes[i].keys[k], json_string(v->nodes[i].values[k]));
+		if (v->nodes[i].problem)
+			json_object_set_new(h, "problem", json_string(v->nodes[i].problem));
+		json_object_set_new(nd, v->nodes[i].host, h);
+	}
+	json_object_set_new(root, "node_side", nd);
+	if (x->o->node_dir) {
+		json_t *sk = json_array();
+
+		for (int i = 0; i < v->skips.n; i++)
+			json_array_append_new(sk, json_pack("{s:s, s:s}", "file", v->skips.file[i],
+							    "why", v->skips.why[i]));
+		json_object_set_new(root, "node_side_skipped", sk);
+	}
+	json_object_set_new(root, "notes", notes_json(x));
+	return emit_json(root);
+}
+
+static void job_print(struct ctx *x, const job_view *v)
+{
+	const report_decision *d = v->d;
+	char tb[64], why[256];
+
+	if (d->ok) {
+		printf("%sjob %u%s  decided %s by %s%s%s (scorer %s, %d candidates",
+		       BOLD, d->job, RESET, fmt_time(d->timestamp, tb, sizeof(tb)), BOLD,
+		       d->policy[0] ? d->policy : "?", RESET,
+		       d->scorer[0] ? d->scorer : "?", d->candidates);
+		if (!isnan(d->latency_us))
+			printf(", %.1f us", d->latency_us);
+		printf(")\n");
+	} else {
+		printf("%sjob %u%s  placed %s by Slurm's generic selection (policy %s fell back)\n",
+		       BOLD, d->job, RESET, fmt_time(d->timestamp, tb, sizeof(tb)),
+		       d->policy[0] ? d->policy : "?");
+		printf("  fallback      %s\n", d->reason);
+	}
+	if (d->model[0])
+		printf("  model         %s\n", d->model);
+	if (d->min_hosts)
+		printf("  request       %d host%s, %s, comm %s%s%s\n", d->min_hosts,
+		       d->min_hosts == 1 ? "" : "s",
+		       d->gpus_per_host ? "shared hosts" : "whole hosts",
+		       d->comm_class[0] ? d->comm_class : "?",
+		       d->pattern[0] ? " " : "", d->pattern);
+	printf("  hosts         %s (%d)\n", v->hl, d->nallocated);
+	if (v->groups)
+		printf("  groups        %d: %s\n", v->ng, v->groups);
+	else
+		printf("  groups        %d\n", d->chosen.groups);
+	if (v->leaves)
+		printf("  leaves        %d: %s\n", v->nl, v->leaves);
+	else
+		printf("  leaves        %d\n", d->chosen.leaves);
+	printf("  hop diameter  %d\n", d->chosen.diameter);
+	if (v->domains)
+		printf("  nvlink        %d domain%s: %s\n", v->ndom, v->ndom == 1 ? "" : "s",
+		       v->ndom ? v->domains : "(hosts in none)");
+	if (v->sharp >= 0)
+		printf("  sharp         %s%s\n",
+		       v->sharp ? "eligible (under one SHARP aggregation tree)"
+			     : "not eligible (no SHARP tree joins its leaves)",
+		       d->sharp_user ? "; a SHARP user" : "");
+	if (!isnan(d->chosen.cost))
+		printf("  predicted     cost %.4g (communication %.3g ms per iteration, "
+		       "fragmentation %.3g)\n", d->chosen.cost, d->chosen.comm_time_s * 1e3,
+		       d->chosen.frag_cost);
+	if (!isnan(d->chosen.confidence))
+		printf("  confidence    %.2f (share of the gnn ensemble's models that rank "
+		       "this placement first)\n", d->chosen.confidence);
+	if (d->followed == 0)
+		printf("  %sSlurm did not follow topognn%s (shadow mode?): it chose %s\n",
+		       YELLOW, RESET, v->hl);
+	printf("\n  %s%-16s %-15s %5s %6s %6s %4s %9s %9s %7s  %s%s\n", BOLD, "candidate",
+	       "kind", "hosts", "groups", "leaves", "hops", "cost", "comm_ms", "frag",
+	       "why it lost", RESET);
+	choice_row(&d->chosen, "chosen", NULL);
+	if (d->baseline.nhosts) {
+		char role[32];
+
+		snprintf(role, sizeof(role), "baseline %s", d->baseline_policy);
+		report_why_lost(&d->chosen, &d->baseline, why, sizeof(why));
+		choice_row(&d->baseline, role, why);
+	}
+	for (int a = 0; a < d->nalternatives && a < x->o->top; a++) {
+		char role[32];
+
+		snprintf(role, sizeof(role), "alternative %d", a + 1);
+		report_why_lost(&d->chosen, &d->alternatives[a], why, sizeof(why));
+		choice_row(&d->alternatives[a], role, why);
+	}
+	if (d->nalternatives > x->o->top)
+		printf("  %s(%d more alternatives: --top N)%s\n", DIM,
+		       d->nalternatives - x->o->top, RESET);
+	printf("\n  outcome       ");
+	if (d->ended)
+		printf("ended after %.0f s, realised slowdown %.3g\n", d->elapsed_s,
+		       d->realised_slowdown);
+	else
+		printf("running (or its end is not in the log)\n");
+	if (x->o->node_dir) {
+		printf("  node side     %s\n", v->nnodes ? "" : "no report for this job");
+		for (int i = 0; i < v->nnodes; i++) {
+			printf("    %-20s", v->nodes[i].host);
+			if (v->nodes[i].problem)
+				printf(" %sunreadable: %s%s", RED, v->nodes[i].problem, RESET);
+			for (int k = 0; k < v->nodes[i].nkeys; k++)
+				printf(" %s=%s", v->nodes[i].keys[k], v->nodes[i].values[k]);
+			printf("\n");
+		}
+		for (int i = 0; i < v->skips.n; i++)
+			printf("    %sskipped %s: %s%s\n", RED, v->skips.file[i], v->skips.why[i], RESET);
+	}
+	print_notes(x);
+}
+
+/* --svg/--html: the cluster with the job highlighted (drawn alone when it
+ * is not running any more). 0, or 1 when the picture could not be made. */
+static int job_pictures(struct ctx *x, const report_decision *d)
+{
+	char title[64];
+	int hi = -1;
+
+	if (build_occupancy(x))
+		return 1;
+	for (int j = 0; j < x->occ.njobs; j++)
+		if (x->occ.jobs[j].job == d->job)
+			hi = j;
+	if (hi < 0 && x->have_occ) {
+		/* not running any more: draw it alone */
+		place_comm m = report_decision_comm(d);
+
+		report_occupancy_free(&x->occ);
+		report_occupancy_init(&x->occ, x->c);
+		report_occupancy_add(&x->occ, d->job, (const char *const *)d->allocated,
+				     d->nallocated, d->gpus_per_host, d->cores_per_host, &m,
+				     d->policy);
+		report_occupancy_finish(&x->occ);
+		hi = 0;
+	}
+	snprintf(title, sizeof(title), "job %u", d->job);
+	return write_pictures(x, title, hi);
+}
+
 int cmd_job(struct ctx *x)
 {
-	char tb[64], why[256];
 	uint64_t id;
 	const report_decision *d;
-	report_node_outcome *nodes = NULL;
-	report_node_skips skips = { 0 };
-	int nnodes = 0, hidx[4096], nh = 0, ng = 0, nl = 0, ndom = 0, sharp = -1, rc = 0;
-	char *groups = NULL, *leaves = NULL, *domains = NULL, *hl;
+	job_view v = { .sharp = -1 };
+	int hidx[4096], nh = 0, rc = 0;
 	topo_error err;
 
 	if (topo_parse_u64(x->o->arg, 10, UINT32_MAX, &id)) {
@@ -84,6 +299,7 @@ int cmd_job(struct ctx *x)
 		print_notes(x);
 		return 1;
 	}
+	v.d = d;
 	if (x->c)
 		for (int i = 0; i < d->nallocated && nh < 4096; i++) {
 			int h = place_cluster_find_host(x->c, d->allocated[i]);
@@ -92,221 +308,36 @@ int cmd_job(struct ctx *x)
 				hidx[nh++] = h;
 		}
 	if (x->c && nh) {
-		groups = report_span_names(x->c, hidx, nh, 0, &ng);
-		leaves = report_span_names(x->c, hidx, nh, 1, &nl);
+		v.groups = report_span_names(x->c, hidx, nh, 0, &v.ng);
+		v.leaves = report_span_names(x->c, hidx, nh, 1, &v.nl);
 		if (place_cluster_ndomains(x->c) > 0)
-			domains = report_span_names(x->c, hidx, nh, 2, &ndom);
+			v.domains = report_span_names(x->c, hidx, nh, 2, &v.ndom);
 		if (place_cluster_has_sharp(x->c))
-			sharp = nh == d->nallocated &&
-				place_cluster_sharp_eligible(x->c, hidx, nh);
+			v.sharp = nh == d->nallocated &&
+				  place_cluster_sharp_eligible(x->c, hidx, nh);
 	}
 	if (x->o->node_dir) {
-		nnodes = report_node_load(x->o->node_dir, d->job, &nodes, &skips, &err);
-		if (nnodes < 0) {
+		v.nnodes = report_node_load(x->o->node_dir, d->job, &v.nodes, &v.skips, &err);
+		if (v.nnodes < 0) {
 			char buf[700];
 
 			note(x, "node side: %s", topo_error_format(&err, buf, sizeof(buf)));
-			nnodes = 0;
+			v.nnodes = 0;
 		}
 	}
-	hl = hostlist_of(d->allocated, d->nallocated);
-	if (x->o->json) {
-		json_t *root = json_object(), *alts = json_array(), *req = json_object(), *nd;
-
-		json_object_set_new(root, "job", json_integer(d->job));
-		json_object_set_new(root, "timestamp", json_real(d->timestamp));
-		json_object_set_new(root, "format", json_string(d->format));
-		json_object_set_new(root, "policy", json_string(d->policy));
-		json_object_set_new(root, "baseline_policy", json_string(d->baseline_policy));
-		json_object_set_new(root, "scorer", json_string(d->scorer));
-		if (d->model[0])
-			json_object_set_new(root, "model", json_string(d->model));
-		json_object_set_new(root, "candidates", json_integer(d->candidates));
-		json_object_set_new(root, "latency_us",
-				    isnan(d->latency_us) ? json_null() : json_real(d->latency_us));
-		json_object_set_new(req, "min_hosts", json_integer(d->min_hosts));
-		json_object_set_new(req, "gpus_per_host", json_integer(d->gpus_per_host));
-		json_object_set_new(req, "comm_class", json_string(d->comm_class));
-		json_object_set_new(root, "request", req);
-		json_object_set_new(root, "hosts", json_string(hl));
-		json_object_set_new(root, "nhosts", json_integer(d->nallocated));
-		json_object_set_new(root, "groups", groups ? json_string(groups) : json_null());
-		json_object_set_new(root, "ngroups", json_integer(groups ? ng : d->chosen.groups));
-		json_object_set_new(root, "leaves", leaves ? json_string(leaves) : json_null());
-		json_object_set_new(root, "nleaves", json_integer(leaves ? nl : d->chosen.leaves));
-		json_object_set_new(root, "hop_diameter", json_integer(d->chosen.diameter));
-		if (domains) {
-			json_object_set_new(root, "nvlink_domains", json_string(domains));
-			json_object_set_new(root, "nnvlink_domains", json_integer(ndom));
-		}
-		if (sharp >= 0 || d->sharp_user) { /* a graph with SHARP, or a SHARP user */
-			json_object_set_new(root, "sharp_user", json_boolean(d->sharp_user));
-			json_object_set_new(root, "sharp_eligible", sharp < 0 ? json_null()
-									   : json_boolean(sharp));
-		}
-		json_object_set_new(root, "predicted_cost",
-				    isnan(d->chosen.cost) ? json_null() : json_real(d->chosen.cost));
-		json_object_set_new(root, "confidence", isnan(d->chosen.confidence)
-				    ? json_null() : json_real(d->chosen.confidence));
-		json_object_set_new(root, "followed",
-				    d->followed < 0 ? json_null() : json_boolean(d->followed));
-		json_object_set_new(root, "chosen", choice_json(&d->chosen, "chosen", NULL));
-		if (d->baseline.nhosts) {
-			report_why_lost(&d->chosen, &d->baseline, why, sizeof(why));
-			json_object_set_new(root, "baseline", choice_json(&d->baseline, "baseline", why));
-		}
-		for (int a = 0; a < d->nalternatives; a++) {
-			report_why_lost(&d->chosen, &d->alternatives[a], why, sizeof(why));
-			json_array_append_new(alts, choice_json(&d->alternatives[a], "alternative", why));
-		}
-		json_object_set_new(root, "alternatives", alts);
-		json_object_set_new(root, "ended", json_boolean(d->ended));
-		json_object_set_new(root, "realised_slowdown", isnan(d->realised_slowdown)
-				    ? json_null() : json_real(d->realised_slowdown));
-		nd = json_object();
-		for (int i = 0; i < nnodes; i++) {
-			json_t *h = json_object();
-
-			for (int k = 0; k < nodes[i].nkeys; k++)
-				json_object_set_new(h, nodes[i].keys[k], json_string(nodes[i].values[k]));
-			if (nodes[i].problem)
-				json_object_set_new(h, "problem", json_string(nodes[i].problem));
-			json_object_set_new(nd, nodes[i].host, h);
-		}
-		json_object_set_new(root, "node_side", nd);
-		if (x->o->node_dir) {
-			json_t *sk = json_array();
-
-			for (int i = 0; i < skips.n; i++)
-				json_array_append_new(sk, json_pack("{s:s, s:s}", "file", skips.file[i],
-								    "why", skips.why[i]));
-			json_object_set_new(root, "node_side_skipped", sk);
-		}
-		json_object_set_new(root, "notes", notes_json(x));
-		rc = emit_json(root);
-	} else {
-		if (d->ok) {
-			printf("%sjob %u%s  decided %s by %s%s%s (scorer %s, %d candidates",
-			       BOLD, d->job, RESET, fmt_time(d->timestamp, tb, sizeof(tb)), BOLD,
-			       d->policy[0] ? d->policy : "?", RESET,
-			       d->scorer[0] ? d->scorer : "?", d->candidates);
-			if (!isnan(d->latency_us))
-				printf(", %.1f us", d->latency_us);
-			printf(")\n");
-		} else {
-			printf("%sjob %u%s  placed %s by Slurm's generic selection (policy %s fell back)\n",
-			       BOLD, d->job, RESET, fmt_time(d->timestamp, tb, sizeof(tb)),
-			       d->policy[0] ? d->policy : "?");
-			printf("  fallback      %s\n", d->reason);
-		}
-		if (d->model[0])
-			printf("  model         %s\n", d->model);
-		if (d->min_hosts)
-			printf("  request       %d host%s, %s, comm %s%s%s\n", d->min_hosts,
-			       d->min_hosts == 1 ? "" : "s",
-			       d->gpus_per_host ? "shared hosts" : "whole hosts",
-			       d->comm_class[0] ? d->comm_class : "?",
-			       d->pattern[0] ? " " : "", d->pattern);
-		printf("  hosts         %s (%d)\n", hl, d->nallocated);
-		if (groups)
-			printf("  groups        %d: %s\n", ng, groups);
-		else
-			printf("  groups        %d\n", d->chosen.groups);
-		if (leaves)
-			printf("  leaves        %d: %s\n", nl, leaves);
-		else
-			printf("  leaves        %d\n", d->chosen.leaves);
-		printf("  hop diameter  %d\n", d->chosen.diameter);
-		if (domains)
-			printf("  nvlink        %d domain%s: %s\n", ndom, ndom == 1 ? "" : "s",
-			       ndom ? domains : "(hosts in none)");
-		if (sharp >= 0)
-			printf("  sharp         %s%s\n",
-			       sharp ? "eligible (under one SHARP aggregation tree)"
-				     : "not eligible (no SHARP tree joins its leaves)",
-			       d->sharp_user ? "; a SHARP user" : "");
-		if (!isnan(d->chosen.cost))
-			printf("  predicted     cost %.4g (communication %.3g ms per iteration, "
-			       "fragmentation %.3g)\n", d->chosen.cost, d->chosen.comm_time_s * 1e3,
-			       d->chosen.frag_cost);
-		if (!isnan(d->chosen.confidence))
-			printf("  confidence    %.2f (share of the gnn ensemble's models that rank "
-			       "this placement first)\n", d->chosen.confidence);
-		if (d->followed == 0)
-			printf("  %sSlurm did not follow topognn%s (shadow mode?): it chose %s\n",
-			       YELLOW, RESET, hl);
-		printf("\n  %s%-16s %-15s %5s %6s %6s %4s %9s %9s %7s  %s%s\n", BOLD, "candidate",
-		       "kind", "hosts", "groups", "leaves", "hops", "cost", "comm_ms", "frag",
-		       "why it lost", RESET);
-		choice_row(&d->chosen, "chosen", NULL);
-		if (d->baseline.nhosts) {
-			char role[32];
-
-			snprintf(role, sizeof(role), "baseline %s", d->baseline_policy);
-			report_why_lost(&d->chosen, &d->baseline, why, sizeof(why));
-			choice_row(&d->baseline, role, why);
-		}
-		for (int a = 0; a < d->nalternatives && a < x->o->top; a++) {
-			char role[32];
-
-			snprintf(role, sizeof(role), "alternative %d", a + 1);
-			report_why_lost(&d->chosen, &d->alternatives[a], why, sizeof(why));
-			choice_row(&d->alternatives[a], role, why);
-		}
-		if (d->nalternatives > x->o->top)
-			printf("  %s(%d more alternatives: --top N)%s\n", DIM,
-			       d->nalternatives - x->o->top, RESET);
-		printf("\n  outcome       ");
-		if (d->ended)
-			printf("ended after %.0f s, realised slowdown %.3g\n", d->elapsed_s,
-			       d->realised_slowdown);
-		else
-			printf("running (or its end is not in the log)\n");
-		if (x->o->node_dir) {
-			printf("  node side     %s\n", nnodes ? "" : "no report for this job");
-			for (int i = 0; i < nnodes; i++) {
-				printf("    %-20s", nodes[i].host);
-				if (nodes[i].problem)
-					printf(" %sunreadable: %s%s", RED, nodes[i].problem, RESET);
-				for (int k = 0; k < nodes[i].nkeys; k++)
-					printf(" %s=%s", nodes[i].keys[k], nodes[i].values[k]);
-				printf("\n");
-			}
-			for (int i = 0; i < skips.n; i++)
-				printf("    %sskipped %s: %s%s\n", RED, skips.file[i], skips.why[i], RESET);
-		}
-		print_notes(x);
-	}
-	if (!rc && (x->o->svg || x->o->html)) {
-		char title[64];
-		int hi = -1;
-
-		if (build_occupancy(x))
-			rc = 1;
-		for (int j = 0; j < x->occ.njobs; j++)
-			if (x->occ.jobs[j].job == d->job)
-				hi = j;
-		if (hi < 0 && x->have_occ) {
-			/* not running any more: draw it alone */
-			place_comm m = comm_of(d);
-
-			report_occupancy_free(&x->occ);
-			report_occupancy_init(&x->occ, x->c);
-			report_occupancy_add(&x->occ, d->job, (const char *const *)d->allocated,
-					     d->nallocated, d->gpus_per_host, d->cores_per_host, &m,
-					     d->policy);
-			report_occupancy_finish(&x->occ);
-			hi = 0;
-		}
-		snprintf(title, sizeof(title), "job %u", d->job);
-		rc = rc ? rc : write_pictures(x, title, hi);
-	}
-	free(hl);
-	free(groups);
-	free(leaves);
-	free(domains);
-	report_node_free(nodes, nnodes);
-	report_node_skips_free(&skips);
+	v.hl = hostlist_of(d->allocated, d->nallocated);
+	if (x->o->json)
+		rc = job_json(x, &v);
+	else
+		job_print(x, &v);
+	if (!rc && (x->o->svg || x->o->html))
+		rc = job_pictures(x, d);
+	free(v.hl);
+	free(v.groups);
+	free(v.leaves);
+	free(v.domains);
+	report_node_free(v.nodes, v.nnodes);
+	report_node_skips_free(&v.skips);
 	return rc;
 }
 

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE /* strptime, timegm */
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -33,6 +34,7 @@
 #include "place.h"
 #include "place_record.h"
 #include "place_scorer.h"
+#include "topo_io.h"
 #include "topo_json.h"
 #include "report_cluster.h"
 #include "report_history.h"
@@ -93,16 +95,17 @@ const char *C(const char *code)
 int parse_time(const char *s, double ref, double *out)
 {
 	char *end;
-	double v = strtod(s, &end);
+	size_t n = strlen(s);
+	double v;
 	struct tm tm;
 
-	if (end != s && *end == '\0') {
+	if (topo_parse_double(s, -DBL_MAX, DBL_MAX, &v) == 0) {
 		*out = v;
 		return 0;
 	}
-	if (end != s && end[1] == '\0' && v >= 0) {
-		double unit = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600
-			      : *end == 'd' ? 86400 : 0;
+	if (n > 1 && topo_parse_double_n(s, n - 1, 0, DBL_MAX, &v) == 0) {
+		char u = s[n - 1];
+		double unit = u == 's' ? 1 : u == 'm' ? 60 : u == 'h' ? 3600 : u == 'd' ? 86400 : 0;
 
 		if (unit > 0) {
 			*out = ref - v * unit;
@@ -245,19 +248,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 
 /* ---- sources ------------------------------------------------------------- */
 
-place_comm comm_of(const report_decision *d)
-{
-	place_comm m = {0};
-	int k = place_comm_class_parse(d->comm_class);
-
-	m.cls = k >= 0 ? (place_comm_class)k : PLACE_COMM_NONE;
-	m.pattern = !strcmp(d->pattern, "alltoall") ? PLACE_PATTERN_ALLTOALL
-		    : !strcmp(d->pattern, "pipeline") ? PLACE_PATTERN_PIPELINE : PLACE_PATTERN_RING;
-	m.bytes_per_iter = d->bytes_per_iter;
-	m.compute_s_per_iter = d->compute_s_per_iter;
-	return m;
-}
-
 /* Telemetry snapshot hook: {"leaves": {"LEAF": util 0..1, ...}} (what the
  * telemetry client's leaf estimate gives; see docs/telemetry.md). */
 static void load_telemetry(struct ctx *x)
@@ -384,7 +374,7 @@ int build_occupancy(struct ctx *x)
 		for (int j = 0; j < x->rest.njobs; j++) {
 			const report_rest_job *rj = &x->rest.jobs[j];
 			const report_decision *d = x->have_log ? report_log_find(&x->log, rj->job) : NULL;
-			place_comm m = d ? comm_of(d) : (place_comm){0};
+			place_comm m = d ? report_decision_comm(d) : (place_comm){0};
 
 			if (!rj->running)
 				continue;
@@ -406,7 +396,7 @@ int build_occupancy(struct ctx *x)
 			return -1;
 		for (int i = 0; i < n; i++) {
 			const report_decision *d = &x->log.d[run[i]];
-			place_comm m = comm_of(d);
+			place_comm m = report_decision_comm(d);
 
 			if (report_occupancy_add(&x->occ, d->job, (const char *const *)d->allocated,
 						 d->nallocated, d->gpus_per_host, d->cores_per_host,

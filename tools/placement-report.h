@@ -59,7 +59,6 @@ int emit_json(json_t *root);
 int write_pictures(struct ctx *x, const char *title, int highlight);
 /* x->occ from slurmrestd or the log; 0, or -1 when memory runs out. */
 int build_occupancy(struct ctx *x);
-place_comm comm_of(const report_decision *d);
 /* "1700000000", "2023-11-14T22:13:20" (UTC), or "90m"/"2h"/"7d" back from ref. */
 int parse_time(const char *s, double ref, double *out);
 const char *fmt_time(double t, char *buf, size_t len);

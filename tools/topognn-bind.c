@@ -17,6 +17,7 @@
 #include "bind_irq.h"
 #include "bind_plan.h"
 #include "topo_hwloc.h"
+#include "topo_num.h"
 
 #define DEFAULT_STATE_DIR "/var/lib/topognn/irq"
 
@@ -418,8 +419,7 @@ static int parse_args(int argc, char **argv, bind_args *a)
 		case O_CPUBIND: a->cpu_bind = 1; break;
 		case O_SHARP: a->sharp = 1; break;
 		case O_NTASKS:
-			a->ntasks = atoi(optarg);
-			if (a->ntasks < 1 || a->ntasks > 4096) {
+			if (topo_parse_int(optarg, 1, 4096, &a->ntasks) < 0) {
 				fprintf(stderr, "topognn-bind: --ntasks wants 1..4096\n");
 				return -1;
 			}

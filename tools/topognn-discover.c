@@ -23,23 +23,148 @@
 #include "topo_lldp.h"
 #include "topo_netq.h"
 #include "topo_nvsmi.h"
+#include "topo_num.h"
 #include "topo_summary.h"
 #include "topo_topology_conf.h"
 #ifdef HAVE_IBNETDISC
 #include "topo_ibnd.h"
 #endif
 
+/* The sources, in the order they are loaded: the rows of `sources` below. */
+enum source_id {
+	S_GRAPH, S_IBNET, S_IBND, S_TCONF, S_NETQ, S_HWLOC, S_HWLOC_LIVE, S_HWLOC_DIR,
+	S_LLDP, S_LLDP_LIVE, S_NVSMI, NSOURCES
+};
+
 typedef struct options {
-	const char *ibnetdiscover, *topology_conf_in, *hwloc, *hwloc_dir, *graph;
+	/* per source: its file or directory; a live source's name; NULL unused */
+	const char *src[NSOURCES];
 	const char *hostname, *host_pattern, *ca;
-	const char *netq, *nvidia_smi, *lldp, *lldp_socket, *sysfs;
-	int lldp_live;
+	const char *lldp_socket, *sysfs;
 	const char *nic_roles[16]; /* --nic-role ROLE=REGEX, in order */
 	int nnic_roles;
-	int ibnd, ca_port, hwloc_live;
+	int ca_port;
 	int json, dot, summary, affinity;
 	const char *topology_conf_out; /* "tree" or "block" */
 } options;
+
+/* ---- the discovery backends: one row each, as hwloc's components ---------- */
+
+/* Load source `arg` into g with the options the backend reads; 0 or -1. */
+typedef int (*source_load)(topo_graph *g, const char *arg, const options *o,
+			   const topo_nic_rules *rules, topo_error *err);
+
+typedef struct source {
+	const char *option; /* --OPTION names it */
+	const char *live;   /* a live source (no argument): its name; NULL takes a path */
+	int fabric;         /* describes a fabric: topo_analyze() runs after loading */
+	source_load load;
+} source;
+
+static topo_fabric_opts fabric_opts(const options *o)
+{
+	return (topo_fabric_opts){ .host_pattern = o->host_pattern };
+}
+
+static int load_graph(topo_graph *g, const char *arg, const options *o,
+		      const topo_nic_rules *rules, topo_error *err)
+{
+	(void)o, (void)rules;
+	return topo_load_json(g, arg, err);
+}
+
+static int load_ibnet(topo_graph *g, const char *arg, const options *o,
+		      const topo_nic_rules *rules, topo_error *err)
+{
+	topo_fabric_opts f = fabric_opts(o);
+
+	(void)rules;
+	return topo_load_ibnetdiscover(g, arg, &f, err);
+}
+
+static int load_ibnd(topo_graph *g, const char *arg, const options *o,
+		     const topo_nic_rules *rules, topo_error *err)
+{
+	(void)arg, (void)rules;
+#ifdef HAVE_IBNETDISC
+	topo_fabric_opts f = fabric_opts(o);
+
+	return topo_load_ibnd(g, o->ca, o->ca_port, &f, err);
+#else
+	(void)g, (void)o;
+	topo_error_set(err, "<ibnd>", 0, "this topognn was built without libibnetdisc");
+	return -1;
+#endif
+}
+
+static int load_tconf(topo_graph *g, const char *arg, const options *o,
+		      const topo_nic_rules *rules, topo_error *err)
+{
+	(void)o, (void)rules;
+	return topo_load_topology_conf(g, arg, err);
+}
+
+static int load_netq(topo_graph *g, const char *arg, const options *o,
+		     const topo_nic_rules *rules, topo_error *err)
+{
+	(void)o;
+	return topo_load_netq(g, arg, rules, err);
+}
+
+static int load_hwloc(topo_graph *g, const char *arg, const options *o,
+		      const topo_nic_rules *rules, topo_error *err)
+{
+	(void)rules;
+	return topo_load_hwloc_xml(g, arg, o->hostname, err);
+}
+
+static int load_hwloc_live(topo_graph *g, const char *arg, const options *o,
+			   const topo_nic_rules *rules, topo_error *err)
+{
+	(void)arg, (void)o, (void)rules;
+	return topo_load_hwloc_live(g, err);
+}
+
+static int load_hwloc_dir(topo_graph *g, const char *arg, const options *o,
+			  const topo_nic_rules *rules, topo_error *err)
+{
+	(void)o, (void)rules;
+	return topo_load_hwloc_dir(g, arg, err);
+}
+
+static int load_lldp(topo_graph *g, const char *arg, const options *o,
+		     const topo_nic_rules *rules, topo_error *err)
+{
+	return topo_load_lldp_dir(g, arg, o->sysfs, rules, err);
+}
+
+static int load_lldp_live(topo_graph *g, const char *arg, const options *o,
+			  const topo_nic_rules *rules, topo_error *err)
+{
+	(void)arg;
+	return topo_load_lldp_live(g, o->hostname, o->lldp_socket, o->sysfs, rules, 0, err);
+}
+
+static int load_nvsmi(topo_graph *g, const char *arg, const options *o,
+		      const topo_nic_rules *rules, topo_error *err)
+{
+	(void)o, (void)rules;
+	return topo_load_nvidia_smi_dir(g, arg, err);
+}
+
+static const source sources[NSOURCES] = {
+	[S_GRAPH] = { "graph", NULL, 0, load_graph },
+	[S_IBNET] = { "ibnetdiscover", NULL, 1, load_ibnet },
+	[S_IBND] = { "ibnd", "live fabric discovery (libibnetdisc)", 1, load_ibnd },
+	[S_TCONF] = { "topology-conf", NULL, 1, load_tconf },
+	[S_NETQ] = { "netq", NULL, 1, load_netq },
+	[S_HWLOC] = { "hwloc", NULL, 0, load_hwloc },
+	[S_HWLOC_LIVE] = { "hwloc-live", "hwloc", 0, load_hwloc_live },
+	[S_HWLOC_DIR] = { "hwloc-dir", NULL, 0, load_hwloc_dir },
+	[S_LLDP] = { "lldp", NULL, 1, load_lldp },
+	[S_LLDP_LIVE] = { "lldp-live", "live LLDP (lldpcli)", 1, load_lldp_live },
+	[S_NVSMI] = { "nvidia-smi", NULL, 0, load_nvsmi },
+};
 
 static void usage(FILE *out)
 {
@@ -77,64 +202,60 @@ static void usage(FILE *out)
 
 static int parse_args(int argc, char **argv, options *o)
 {
-	enum { O_IBNET = 256, O_IBND, O_CA, O_PORT, O_TCONF, O_HWLOC, O_HWLOC_LIVE, O_HWLOC_DIR,
-	       O_GRAPH, O_HOSTNAME, O_PATTERN, O_JSON, O_DOT, O_SUMMARY, O_AFFINITY, O_NETQ,
-	       O_NIC_ROLE, O_NVSMI, O_LLDP, O_LLDP_LIVE, O_LLDP_SOCKET, O_SYSFS };
-	static const struct option longopts[] = {
-		{ "ibnetdiscover", required_argument, NULL, O_IBNET },
-		{ "ibnd", no_argument, NULL, O_IBND },
+	/* a source's option is O_SOURCE + its row; the others follow */
+	enum { O_SOURCE = 256, O_CA = O_SOURCE + NSOURCES, O_PORT, O_HOSTNAME, O_PATTERN, O_JSON,
+	       O_DOT, O_SUMMARY, O_AFFINITY, O_NIC_ROLE, O_LLDP_SOCKET, O_SYSFS };
+	static const struct option others[] = {
 		{ "ca", required_argument, NULL, O_CA },
 		{ "port", required_argument, NULL, O_PORT },
-		{ "topology-conf", required_argument, NULL, O_TCONF },
-		{ "hwloc", required_argument, NULL, O_HWLOC },
-		{ "hwloc-live", no_argument, NULL, O_HWLOC_LIVE },
-		{ "hwloc-dir", required_argument, NULL, O_HWLOC_DIR },
-		{ "graph", required_argument, NULL, O_GRAPH },
 		{ "hostname", required_argument, NULL, O_HOSTNAME },
 		{ "host-pattern", required_argument, NULL, O_PATTERN },
 		{ "json", no_argument, NULL, O_JSON },
 		{ "dot", no_argument, NULL, O_DOT },
 		{ "summary", no_argument, NULL, O_SUMMARY },
 		{ "affinity", no_argument, NULL, O_AFFINITY },
-		{ "netq", required_argument, NULL, O_NETQ },
 		{ "nic-role", required_argument, NULL, O_NIC_ROLE },
-		{ "nvidia-smi", required_argument, NULL, O_NVSMI },
-		{ "lldp", required_argument, NULL, O_LLDP },
-		{ "lldp-live", no_argument, NULL, O_LLDP_LIVE },
 		{ "lldp-socket", required_argument, NULL, O_LLDP_SOCKET },
 		{ "sysfs", required_argument, NULL, O_SYSFS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	struct option longopts[NSOURCES + sizeof(others) / sizeof(others[0])];
+	int c, any = 0;
 
+	for (int i = 0; i < NSOURCES; i++)
+		longopts[i] = (struct option){ sources[i].option,
+					       sources[i].live ? no_argument : required_argument,
+					       NULL, O_SOURCE + i };
+	memcpy(longopts + NSOURCES, others, sizeof(others));
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_IBNET: o->ibnetdiscover = optarg; break;
-		case O_IBND: o->ibnd = 1; break;
-		case O_CA: o->ca = optarg; break;
-		case O_PORT: o->ca_port = atoi(optarg); break;
-		case O_TCONF:
+		if (c == O_SOURCE + S_TCONF &&
+		    (strcmp(optarg, "tree") == 0 || strcmp(optarg, "block") == 0)) {
 			/* the same option names an input file or the output mode */
-			if (strcmp(optarg, "tree") == 0 || strcmp(optarg, "block") == 0)
-				o->topology_conf_out = optarg;
-			else
-				o->topology_conf_in = optarg;
+			o->topology_conf_out = optarg;
+			continue;
+		}
+		if (c >= O_SOURCE && c < O_SOURCE + NSOURCES) {
+			const source *s = &sources[c - O_SOURCE];
+
+			o->src[c - O_SOURCE] = s->live ? s->live : optarg;
+			continue;
+		}
+		switch (c) {
+		case O_CA: o->ca = optarg; break;
+		case O_PORT:
+			if (topo_parse_int(optarg, 1, 254, &o->ca_port) < 0) {
+				fprintf(stderr, "topognn-discover: --port wants a port number 1..254, not \"%s\"\n",
+					optarg);
+				return -1;
+			}
 			break;
-		case O_HWLOC: o->hwloc = optarg; break;
-		case O_HWLOC_LIVE: o->hwloc_live = 1; break;
-		case O_HWLOC_DIR: o->hwloc_dir = optarg; break;
-		case O_GRAPH: o->graph = optarg; break;
 		case O_HOSTNAME: o->hostname = optarg; break;
 		case O_PATTERN: o->host_pattern = optarg; break;
 		case O_JSON: o->json = 1; break;
 		case O_DOT: o->dot = 1; break;
 		case O_SUMMARY: o->summary = 1; break;
 		case O_AFFINITY: o->affinity = 1; break;
-		case O_NETQ: o->netq = optarg; break;
-		case O_NVSMI: o->nvidia_smi = optarg; break;
-		case O_LLDP: o->lldp = optarg; break;
-		case O_LLDP_LIVE: o->lldp_live = 1; break;
 		case O_LLDP_SOCKET: o->lldp_socket = optarg; break;
 		case O_SYSFS: o->sysfs = optarg; break;
 		case O_NIC_ROLE:
@@ -152,14 +273,14 @@ static int parse_args(int argc, char **argv, options *o)
 		fprintf(stderr, "topognn-discover: unexpected argument \"%s\"\n", argv[optind]);
 		return -1;
 	}
-	if (!o->ibnetdiscover && !o->ibnd && !o->topology_conf_in && !o->hwloc && !o->hwloc_dir &&
-	    !o->graph && !o->hwloc_live && !o->netq &&
-	    !o->nvidia_smi && !o->lldp && !o->lldp_live) {
+	for (int i = 0; i < NSOURCES; i++)
+		any |= o->src[i] != NULL;
+	if (!any) {
 		fputs("topognn-discover: no source given\n", stderr);
 		usage(stderr);
 		return -1;
 	}
-	if (o->affinity && !o->hwloc && !o->hwloc_live) {
+	if (o->affinity && !o->src[S_HWLOC] && !o->src[S_HWLOC_LIVE]) {
 		fputs("topognn-discover: --affinity needs --hwloc FILE or --hwloc-live\n", stderr);
 		return -1;
 	}
@@ -171,54 +292,15 @@ static int parse_args(int argc, char **argv, options *o)
 static int load_sources(topo_graph *g, const options *o, const topo_nic_rules *rules,
 			topo_error *err)
 {
-	topo_fabric_opts fopts = { .host_pattern = o->host_pattern };
 	int fabric = 0;
 
-	if (o->graph && topo_load_json(g, o->graph, err) < 0)
-		return -1;
-	if (o->ibnetdiscover) {
-		if (topo_load_ibnetdiscover(g, o->ibnetdiscover, &fopts, err) < 0)
+	for (int i = 0; i < NSOURCES; i++) {
+		if (!o->src[i])
+			continue;
+		if (sources[i].load(g, o->src[i], o, rules, err) < 0)
 			return -1;
-		fabric = 1;
+		fabric |= sources[i].fabric;
 	}
-	if (o->ibnd) {
-#ifdef HAVE_IBNETDISC
-		if (topo_load_ibnd(g, o->ca, o->ca_port, &fopts, err) < 0)
-			return -1;
-		fabric = 1;
-#else
-		topo_error_set(err, "<ibnd>", 0, "this topognn was built without libibnetdisc");
-		return -1;
-#endif
-	}
-	if (o->topology_conf_in) {
-		if (topo_load_topology_conf(g, o->topology_conf_in, err) < 0)
-			return -1;
-		fabric = 1;
-	}
-	if (o->netq) {
-		if (topo_load_netq(g, o->netq, rules, err) < 0)
-			return -1;
-		fabric = 1;
-	}
-	if (o->hwloc && topo_load_hwloc_xml(g, o->hwloc, o->hostname, err) < 0)
-		return -1;
-	if (o->hwloc_live && topo_load_hwloc_live(g, err) < 0)
-		return -1;
-	if (o->hwloc_dir && topo_load_hwloc_dir(g, o->hwloc_dir, err) < 0)
-		return -1;
-	if (o->lldp) {
-		if (topo_load_lldp_dir(g, o->lldp, o->sysfs, rules, err) < 0)
-			return -1;
-		fabric = 1;
-	}
-	if (o->lldp_live) {
-		if (topo_load_lldp_live(g, o->hostname, o->lldp_socket, o->sysfs, rules, 0, err) < 0)
-			return -1;
-		fabric = 1;
-	}
-	if (o->nvidia_smi && topo_load_nvidia_smi_dir(g, o->nvidia_smi, err) < 0)
-		return -1;
 	if (o->nnic_roles > 0 && topo_nic_rules_apply(g, rules) < 0) {
 		topo_error_set(err, "", 0, "out of memory");
 		return -1;
@@ -231,23 +313,14 @@ static int load_sources(topo_graph *g, const options *o, const topo_nic_rules *r
 /* What the graph came from, for the header of a written topology.conf. */
 static const char *source_name(const options *o)
 {
-	if (o->ibnetdiscover)
-		return o->ibnetdiscover;
-	if (o->ibnd)
-		return "live fabric discovery (libibnetdisc)";
-	if (o->topology_conf_in)
-		return o->topology_conf_in;
-	if (o->graph)
-		return o->graph;
-	if (o->netq)
-		return o->netq;
-	if (o->lldp)
-		return o->lldp;
-	if (o->lldp_live)
-		return "live LLDP (lldpcli)";
-	if (o->nvidia_smi)
-		return o->nvidia_smi;
-	return o->hwloc ? o->hwloc : o->hwloc_dir ? o->hwloc_dir : "hwloc";
+	/* the first fabric source, else the first source */
+	for (int i = 0; i < NSOURCES; i++)
+		if (o->src[i] && sources[i].fabric)
+			return o->src[i];
+	for (int i = 0; i < NSOURCES; i++)
+		if (o->src[i])
+			return o->src[i];
+	return "hwloc";
 }
 
 /* The host of a single-host hwloc graph. */
@@ -311,7 +384,7 @@ static int write_outputs(const topo_graph *g, const options *o, topo_error *err)
 		int host = only_host(g), rc;
 
 		if (host < 0) {
-			topo_error_set(err, o->hwloc ? o->hwloc : "<hwloc>", 0,
+			topo_error_set(err, o->src[S_HWLOC] ? o->src[S_HWLOC] : "<hwloc>", 0,
 				       "--affinity needs exactly one host in the graph");
 			return -1;
 		}

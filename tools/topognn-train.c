@@ -21,6 +21,7 @@
 #include "gnn_model.h"
 #include "gnn_train.h"
 #include "sim_samples.h"
+#include "topo_num.h"
 
 #define MAX_SAMPLE_FILES 64
 
@@ -53,12 +54,9 @@ static void usage(FILE *f)
 /* A whole number >= min from an option argument, or exit with a message. */
 static unsigned long long parse_count(const char *opt, const char *arg, unsigned long long min)
 {
-	char *end;
-	unsigned long long v;
+	uint64_t v;
 
-	errno = 0;
-	v = strtoull(arg, &end, 10);
-	if (errno || *end || end == arg || arg[0] == '-' || v < min) {
+	if (topo_parse_u64(arg, 10, UINT64_MAX, &v) < 0 || v < min) {
 		fprintf(stderr, "topognn-train: %s needs a whole number >= %llu, not \"%s\"\n", opt,
 			min, arg);
 		exit(2);

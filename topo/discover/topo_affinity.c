@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "topo_alloc.h"
+#include "topo_num.h"
 
 int topo_hca_is_nic(const topo_vertex *v)
 {
@@ -20,11 +21,6 @@ static const char *local_name(const topo_graph *g, const topo_vertex *v)
 	size_t n = strlen(topo_graph_vertex(g, v->host)->name);
 
 	return strlen(v->name) > n && v->name[n] == '/' ? v->name + n + 1 : v->name;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int cmp_gpu(const void *a, const void *b)
@@ -66,7 +62,7 @@ static int fill_gpu(const topo_graph *g, int vid, topo_affinity_gpu *out)
 			out->pci_distance = e->distance;
 	}
 	if (!fail && out->nnearest > 1)
-		qsort(out->nearest_hcas, (size_t)out->nnearest, sizeof(char *), cmp_str);
+		qsort(out->nearest_hcas, (size_t)out->nnearest, sizeof(char *), topo_cmp_str);
 	return fail ? -1 : 0;
 }
 

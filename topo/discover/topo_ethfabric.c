@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_alloc.h"
 #include "topo_fabric.h"
 
 /* A CA's description is "HOST LOCAL"; LOCAL may hold any non-blank. */
@@ -27,7 +28,8 @@ typedef struct eswitch {
 	char *name;
 	int tier, line;
 	char **ports; /* compute port names, sorted and unique at finish */
-	int nports, cap;
+	int nports;
+	size_t cap;
 	uint64_t guid;
 	int used;     /* has a compute cable, or no cable at all */
 	int any;      /* has any cable */
@@ -53,31 +55,16 @@ struct topo_ethfabric {
 	char *source;
 	const topo_nic_rules *rules;
 	eswitch *sw;
-	int nsw, swcap;
+	int nsw;
+	size_t swcap;
 	enic *nic;
-	int nnic, niccap;
+	int nnic;
+	size_t niccap;
 	elink *link;
-	int nlink, linkcap;
+	int nlink;
+	size_t linkcap;
 	int finished;
 };
-
-static int grow(void **p, int *cap, int need, size_t size)
-{
-	int ncap;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 32;
-	while (ncap < need)
-		ncap *= 2;
-	q = realloc(*p, (size_t)ncap * size);
-	if (!q)
-		return -1;
-	*p = q;
-	*cap = ncap;
-	return 0;
-}
 
 static int oom(topo_ethfabric *f, int line, topo_error *err)
 {
@@ -171,7 +158,7 @@ int topo_ethfabric_add_switch(topo_ethfabric *f, const char *name, int tier, int
 			f->sw[i].tier = tier;
 		return 0;
 	}
-	if (grow((void **)&f->sw, &f->swcap, f->nsw + 1, sizeof(*f->sw)) < 0)
+	if (topo_grow(&f->sw, &f->swcap, (size_t)f->nsw + 1, sizeof(*f->sw), 32) < 0)
 		return oom(f, line, err);
 	memset(&f->sw[f->nsw], 0, sizeof(*f->sw));
 	if (!(f->sw[f->nsw].name = strdup(name)))
@@ -189,7 +176,7 @@ static int nic_get(topo_ethfabric *f, const char *host, const char *netdev)
 
 	if (i >= 0)
 		return i;
-	if (grow((void **)&f->nic, &f->niccap, f->nnic + 1, sizeof(*f->nic)) < 0)
+	if (topo_grow(&f->nic, &f->niccap, (size_t)f->nnic + 1, sizeof(*f->nic), 32) < 0)
 		return -1;
 	n = &f->nic[f->nnic];
 	memset(n, 0, sizeof(*n));
@@ -241,7 +228,7 @@ int topo_ethfabric_add_link(topo_ethfabric *f, const topo_eth_end *a, const topo
 		topo_error_set(err, f->source, line, "link speed \"%s\" is too long", speed);
 		return -1;
 	}
-	if (grow((void **)&f->link, &f->linkcap, f->nlink + 1, sizeof(*f->link)) < 0)
+	if (topo_grow(&f->link, &f->linkcap, (size_t)f->nlink + 1, sizeof(*f->link), 32) < 0)
 		return oom(f, line, err);
 	l = &f->link[f->nlink];
 	memset(l, 0, sizeof(*l));
@@ -269,7 +256,7 @@ static int switch_add_port(eswitch *s, const char *port)
 	for (int p = 0; p < s->nports; p++)
 		if (strcmp(s->ports[p], port) == 0)
 			return 0;
-	if (grow((void **)&s->ports, &s->cap, s->nports + 1, sizeof(char *)) < 0 ||
+	if (topo_grow(&s->ports, &s->cap, (size_t)s->nports + 1, sizeof(char *), 32) < 0 ||
 	    !(s->ports[s->nports] = strdup(port)))
 		return -1;
 	s->nports++;

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "topo_alloc.h"
 #include "topo_groups.h"
 
 #define MAX_PORTS 255 /* IB NumPorts is an 8-bit field */
@@ -76,7 +77,8 @@ struct topo_fabric {
 	regex_t host_re;
 	regex_t manager_re;
 	fnode *nodes;
-	int nnodes, cap;
+	int nnodes;
+	size_t cap;
 	int *slots; /* guid hash -> node index; -1 empty */
 	size_t nslots;
 	int finished;
@@ -237,15 +239,8 @@ int topo_fabric_add_node(topo_fabric *f, const topo_fabric_node *node, int line,
 	}
 	if ((size_t)(f->nnodes + 1) * 2 > f->nslots && slots_grow(f) < 0)
 		goto oom;
-	if (f->nnodes == f->cap) {
-		int ncap = f->cap ? f->cap * 2 : 64;
-		fnode *p = realloc(f->nodes, ncap * sizeof(*p));
-
-		if (!p)
-			goto oom;
-		f->nodes = p;
-		f->cap = ncap;
-	}
+	if (topo_grow(&f->nodes, &f->cap, (size_t)f->nnodes + 1, sizeof(*f->nodes), 64) < 0)
+		goto oom;
 	n = &f->nodes[f->nnodes];
 	memset(n, 0, sizeof(*n));
 	n->type = node->type;

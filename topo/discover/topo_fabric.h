@@ -17,6 +17,8 @@
 #ifndef TOPO_FABRIC_H
 #define TOPO_FABRIC_H
 
+#include "topognn_export.h"
+
 #include <stdint.h>
 
 #include "topo_error.h"
@@ -70,22 +72,24 @@ typedef struct topo_fabric topo_fabric;
 /* Start building into `g` (which the caller owns). `source` names the input
  * ("fabric.txt", "<ibnd>") for error reports. NULL on a bad host pattern
  * (err says why) or memory exhaustion. */
-topo_fabric *topo_fabric_new(topo_graph *g, const topo_fabric_opts *opts, const char *source,
-			     topo_error *err);
+TOPOGNN_EXPORT topo_fabric *topo_fabric_new(topo_graph *g, const topo_fabric_opts *opts,
+					    const char *source, topo_error *err);
 
 /* Declare a node; `line` (0 if none) is where it was read, for errors.
  * Declaring the same GUID twice is an error. Returns 0 or -1. */
-int topo_fabric_add_node(topo_fabric *f, const topo_fabric_node *node, int line, topo_error *err);
+TOPOGNN_EXPORT int topo_fabric_add_node(topo_fabric *f, const topo_fabric_node *node, int line,
+					topo_error *err);
 
 /* Declare a cable between two declared nodes. The same cable seen from both
  * ends is recorded once. A port beyond a node's nports, or a port already
  * cabled elsewhere, is an error. Returns 0 or -1. */
-int topo_fabric_add_link(topo_fabric *f, const topo_fabric_link *link, int line, topo_error *err);
+TOPOGNN_EXPORT int topo_fabric_add_link(topo_fabric *f, const topo_fabric_link *link, int line,
+					topo_error *err);
 
 /* Create the graph's vertices and edges, record anomalies, infer switch
  * levels, rails and groups. Returns 0 or -1. */
-int topo_fabric_finish(topo_fabric *f, topo_error *err);
+TOPOGNN_EXPORT int topo_fabric_finish(topo_fabric *f, topo_error *err);
 
-void topo_fabric_free(topo_fabric *f);
+TOPOGNN_EXPORT void topo_fabric_free(topo_fabric *f);
 
 #endif

@@ -12,6 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_num.h"
+#include "topo_uf.h"
+
 typedef struct ctx {
 	topo_graph *g;
 	int nv;
@@ -23,11 +26,6 @@ typedef struct ctx {
 	int **members;  /* per group: hosts then leaves, each sorted by name */
 	int *nhosts, *nleaves;
 } ctx;
-
-static int is_switch(const topo_graph *g, int v)
-{
-	return topo_graph_vertex(g, v)->kind == TOPO_V_SWITCH;
-}
 
 /* ---- levels ------------------------------------------------------------- */
 
@@ -70,7 +68,7 @@ static int infer_levels(topo_graph *g, int nv)
 			const topo_edge *e = topo_graph_edge(g, inc[i]);
 			int w = topo_edge_other(e, v);
 
-			if (e->kind != TOPO_E_FABRIC || !is_switch(g, w) || dist[w] >= 0)
+			if (e->kind != TOPO_E_FABRIC || !topo_graph_is_switch(g, w) || dist[w] >= 0)
 				continue;
 			dist[w] = dist[v] + 1;
 			topo_graph_vertex_mut(g, w)->level =
@@ -84,23 +82,6 @@ static int infer_levels(topo_graph *g, int nv)
 }
 
 /* ---- groups ------------------------------------------------------------- */
-
-static int uf_find(int *uf, int x)
-{
-	while (uf[x] != x) {
-		uf[x] = uf[uf[x]];
-		x = uf[x];
-	}
-	return x;
-}
-
-static void uf_union(int *uf, int a, int b)
-{
-	a = uf_find(uf, a);
-	b = uf_find(uf, b);
-	if (a != b)
-		uf[a < b ? b : a] = a < b ? a : b;
-}
 
 typedef struct vname {
 	const char *name;
@@ -124,7 +105,7 @@ static void for_host_leaves(ctx *c, int host, void (*fn)(ctx *, int, int, void *
 			const topo_edge *f = topo_graph_edge(c->g, hinc[j]);
 			int w = topo_edge_other(f, hca);
 
-			if (f->kind == TOPO_E_FABRIC && is_switch(c->g, w) &&
+			if (f->kind == TOPO_E_FABRIC && topo_graph_is_switch(c->g, w) &&
 			    topo_graph_vertex(c->g, w)->level == TOPO_LEVEL_LEAF)
 				fn(c, hca, w, arg);
 		}
@@ -135,7 +116,7 @@ static void join_leaf(ctx *c, int hca, int leaf, void *arg)
 {
 	int host = *(int *)arg;
 
-	uf_union(c->uf, host, leaf);
+	topo_uf_union(c->uf, host, leaf);
 	c->group_of[host] = -2; /* marks "has a leaf" until groups are numbered */
 }
 
@@ -175,7 +156,7 @@ static int find_groups(ctx *c)
 		root_group[v] = -1;
 	/* a group per root that has a host with a leaf, numbered by first host */
 	for (int i = 0; i < nh; i++) {
-		int r = uf_find(c->uf, hosts[i].id);
+		int r = topo_uf_find(c->uf, hosts[i].id);
 
 		if (c->group_of[hosts[i].id] != -2)
 			continue; /* a host without any leaf */
@@ -184,7 +165,7 @@ static int find_groups(ctx *c)
 		c->group_of[hosts[i].id] = root_group[r];
 	}
 	for (int j = 0; j < nl; j++) {
-		int r = uf_find(c->uf, leaves[j].id);
+		int r = topo_uf_find(c->uf, leaves[j].id);
 
 		c->group_of[leaves[j].id] = root_group[r];
 	}
@@ -245,11 +226,6 @@ static int add_group_vertices(ctx *c)
 
 /* ---- rails -------------------------------------------------------------- */
 
-static int cmp_str(const void *pa, const void *pb)
-{
-	return strcmp(*(const char *const *)pa, *(const char *const *)pb);
-}
-
 /* The most common HCA name on a leaf (ties: the smaller name); NULL if none. */
 static int leaf_majority(ctx *c, int leaf)
 {
@@ -266,7 +242,7 @@ static int leaf_majority(ctx *c, int leaf)
 		if (e->kind == TOPO_E_FABRIC && h->kind == TOPO_V_HCA && h->device)
 			names[k++] = h->device;
 	}
-	qsort(names, k, sizeof(*names), cmp_str);
+	qsort(names, k, sizeof(*names), topo_cmp_str);
 	c->majority[leaf] = NULL;
 	for (int i = 0; i < k;) {
 		int j = i + 1;

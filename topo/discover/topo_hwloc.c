@@ -14,8 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "topo_alloc.h"
 #include "topo_hwloc_xml.h"
 #include "topo_io.h"
+#include "topo_num.h"
 
 #define LIVE_SOURCE "<hwloc>"
 #define PCI_VENDOR_NVIDIA 0x10de
@@ -351,13 +353,14 @@ static hwloc_obj_t hca_netdev(hwloc_obj_t ofed, int port)
 		return NULL;
 	for (hwloc_obj_t c = pci->io_first_child; c; c = c->next_sibling) {
 		const char *p;
+		int n;
 
 		if (c->type != HWLOC_OBJ_OS_DEVICE || c->attr->osdev.type != HWLOC_OBJ_OSDEV_NETWORK)
 			continue;
 		if (addr_bytes(c) == IPOIB_ADDR_BYTES)
 			return c;
 		p = info(c, "Port");
-		if (p && port > 0 && atoi(p) == port && !on_port)
+		if (p && port > 0 && topo_parse_int(p, 1, INT_MAX, &n) == 0 && n == port && !on_port)
 			on_port = c;
 		only = c;
 		nnet++;
@@ -428,9 +431,10 @@ static int fill_hca(hw_build *b, hw_dev *d, hwloc_obj_t ofed, hwloc_obj_t pci)
 	hwloc_obj_t netdev = hca_netdev(ofed, port);
 	const char *p = netdev ? info(netdev, "Port") : NULL, *lid;
 	char bus[32];
+	int n;
 
-	if (p && atoi(p) > 0)
-		port = atoi(p);
+	if (p && topo_parse_int(p, 1, INT_MAX, &n) == 0)
+		port = n;
 	v->port = port;
 	v->link_layer = hca_link_layer(ofed, port, netdev);
 	v->guid = parse_guid(port_info(ofed, port, "GID0"));
@@ -697,11 +701,6 @@ int topo_load_hwloc_live(topo_graph *g, topo_error *err)
 	return r;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static void free_names(char **names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -728,13 +727,8 @@ int topo_load_hwloc_dir(topo_graph *g, const char *dir, topo_error *err)
 
 		if (l <= 4 || strcmp(de->d_name + l - 4, ".xml") != 0 || de->d_name[0] == '.')
 			continue;
-		if (n == cap) {
-			char **p = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof(*p));
-
-			if (!p)
-				goto nomem;
-			names = p;
-		}
+		if (topo_grow(&names, &cap, n + 1, sizeof(*names), 16) < 0)
+			goto nomem;
 		names[n] = strdup(de->d_name);
 		if (!names[n])
 			goto nomem;
@@ -746,7 +740,7 @@ int topo_load_hwloc_dir(topo_graph *g, const char *dir, topo_error *err)
 		topo_error_set(err, dir, 0, "the directory holds no HOST.xml file");
 		return -1;
 	}
-	qsort(names, n, sizeof(*names), cmp_str);
+	qsort(names, n, sizeof(*names), topo_cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		char path[PATH_MAX], host[256];
 

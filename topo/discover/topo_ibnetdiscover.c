@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_alloc.h"
 #include "topo_io.h"
 
 typedef struct pnode {
@@ -55,9 +56,11 @@ typedef struct parser {
 	const char *source;
 	topo_error *err;
 	pnode *nodes;
-	int nnodes, capn;
+	int nnodes;
+	size_t capn;
 	pport *ports;
-	int nports, capp;
+	int nports;
+	size_t capp;
 	int cur;            /* node whose port lines follow; -1 none */
 	uint64_t pending_guid; /* from a *guid= line, for the next header */
 	int have_pending;
@@ -215,22 +218,6 @@ static int parse_port_suffix(parser *p, const char **s, uint64_t *guid)
 	return 0;
 }
 
-static int grow(void **arr, int *cap, int need, size_t elem)
-{
-	void *n;
-	int ncap;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	n = realloc(*arr, (size_t)ncap * elem);
-	if (!n)
-		return -1;
-	*arr = n;
-	*cap = ncap;
-	return 0;
-}
-
 /* "[1](guid) "S-..."[8](guid)  # lid 246 lmc 0 "desc" lid 119 4xNDR" */
 static int parse_port(parser *p, const char *s)
 {
@@ -284,7 +271,7 @@ static int parse_port(parser *p, const char *s)
 		free(pp.rname);
 		return -1;
 	}
-	if (grow((void **)&p->ports, &p->capp, p->nports + 1, sizeof(*p->ports)) < 0) {
+	if (topo_grow(&p->ports, &p->capp, (size_t)p->nports + 1, sizeof(*p->ports), 64) < 0) {
 		free(pp.rname);
 		FAIL(p, "out of memory");
 	}
@@ -345,7 +332,7 @@ static int parse_header(parser *p, const char *s)
 		goto fail;
 	}
 	p->have_pending = 0;
-	if (grow((void **)&p->nodes, &p->capn, p->nnodes + 1, sizeof(*p->nodes)) < 0) {
+	if (topo_grow(&p->nodes, &p->capn, (size_t)p->nnodes + 1, sizeof(*p->nodes), 64) < 0) {
 		topo_error_set(p->err, p->source, p->line, "out of memory");
 		goto fail;
 	}

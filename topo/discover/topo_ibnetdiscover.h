@@ -14,6 +14,8 @@
 #ifndef TOPO_IBNETDISCOVER_H
 #define TOPO_IBNETDISCOVER_H
 
+#include "topognn_export.h"
+
 #include <stddef.h>
 
 #include "topo_error.h"
@@ -23,12 +25,13 @@
 /* Load the ibnetdiscover dump at `path` into `g` (normally empty). opts may
  * be NULL for the defaults. Returns 0, or -1 with err filled; on error g may
  * hold a partial graph, which the caller frees. */
-int topo_load_ibnetdiscover(topo_graph *g, const char *path, const topo_fabric_opts *opts,
-			    topo_error *err);
+TOPOGNN_EXPORT int topo_load_ibnetdiscover(topo_graph *g, const char *path,
+					   const topo_fabric_opts *opts, topo_error *err);
 
 /* The same from memory: `len` bytes of `text` (need not be NUL-terminated);
  * `source` names it in errors. */
-int topo_load_ibnetdiscover_mem(topo_graph *g, const char *text, size_t len, const char *source,
-				const topo_fabric_opts *opts, topo_error *err);
+TOPOGNN_EXPORT int topo_load_ibnetdiscover_mem(topo_graph *g, const char *text, size_t len,
+					       const char *source, const topo_fabric_opts *opts,
+					       topo_error *err);
 
 #endif

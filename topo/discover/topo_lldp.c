@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
@@ -26,8 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "topo_alloc.h"
 #include "topo_hostdir.h"
 #include "topo_io.h"
+#include "topo_num.h"
 
 #define LLDP_MAX_BYTES (32u << 20)
 #define LLDPCLI_TIMEOUT_MS 10000
@@ -42,7 +45,8 @@ typedef struct nbr {
 typedef struct machine {
 	char *name, *source;
 	nbr *n;
-	int nn, cap;
+	int nn;
+	size_t cap;
 	int is_switch;
 } machine;
 
@@ -146,15 +150,8 @@ static int add_nbr(machine *m, const char *ifname, json_t *iface, topo_error *er
 			       ifname);
 		return -1;
 	}
-	if (m->nn == m->cap) {
-		int ncap = m->cap ? m->cap * 2 : 8;
-		nbr *p = realloc(m->n, (size_t)ncap * sizeof(*p));
-
-		if (!p)
-			goto oom;
-		m->n = p;
-		m->cap = ncap;
-	}
+	if (topo_grow(&m->n, &m->cap, (size_t)m->nn + 1, sizeof(*m->n), 8) < 0)
+		goto oom;
 	n = &m->n[m->nn];
 	memset(n, 0, sizeof(*n));
 	n->local_if = strdup(ifname);
@@ -298,8 +295,11 @@ static void sysfs_nic(const char *root, const char *ifname, char *rdma, size_t l
 	if ((size_t)snprintf(path, sizeof(path), "%s/class/net/%s/speed", root, ifname) <
 		    sizeof(path) &&
 	    (f = fopen(path, "r"))) {
-		if (fgets(buf, sizeof(buf), f))
-			*mbps = strtol(buf, NULL, 10);
+		long v;
+
+		if (fgets(buf, sizeof(buf), f) &&
+		    topo_parse_long_n(buf, strcspn(buf, "\n"), -1, LONG_MAX, &v) == 0)
+			*mbps = v; /* -1: the link is down */
 		fclose(f);
 	}
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_io.h"
 #include "topo_json.h"
 
 typedef struct ndev {
@@ -266,13 +267,4 @@ int topo_load_netq(topo_graph *g, const char *path, const topo_nic_rules *rules,
 	json_t *root = topo_json_load_input(path, 0, 0, &jerr);
 
 	return load_root(g, root, &jerr, path, rules, err);
-}
-
-int topo_load_netq_mem(topo_graph *g, const char *text, size_t len, const char *source,
-		       const topo_nic_rules *rules, topo_error *err)
-{
-	json_error_t jerr;
-	json_t *root = json_loadb(text, len, 0, &jerr);
-
-	return load_root(g, root, &jerr, source, rules, err);
 }

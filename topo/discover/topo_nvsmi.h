@@ -33,14 +33,8 @@
 #ifndef TOPO_NVSMI_H
 #define TOPO_NVSMI_H
 
-#include <string.h>
-
 #include "topo_error.h"
 #include "topo_graph.h"
-
-/* The attribute that tells kinds of groups apart, and its NVLink value. */
-#define TOPO_GROUP_KIND_ATTR "group_kind"
-#define TOPO_GROUP_KIND_NVLINK "nvlink"
 
 /* Read DIR/HOST.txt for every HOST (files not ending in ".txt" are
  * skipped); hosts absent from g are added. Returns the number of NVLink
@@ -48,16 +42,5 @@
  * (unreadable file, no GPU section, a Fabric value that is not what
  * nvidia-smi prints, a domain group name already taken). */
 int topo_load_nvidia_smi_dir(topo_graph *g, const char *dir, topo_error *err);
-
-/* 1 when vertex v is an NVLink domain group. Inline, so that the placement
- * engine can tell domains from scalable units without linking discovery. */
-static inline int topo_group_is_nvlink(const topo_graph *g, int v)
-{
-	const topo_vertex *x = topo_graph_vertex(g, v);
-	const char *k = x && x->kind == TOPO_V_GROUP ? topo_graph_get_attr(g, v, TOPO_GROUP_KIND_ATTR)
-						    : NULL;
-
-	return k && strcmp(k, TOPO_GROUP_KIND_NVLINK) == 0;
-}
 
 #endif

@@ -41,6 +41,8 @@
 #ifndef TOPO_TOPOLOGY_CONF_H
 #define TOPO_TOPOLOGY_CONF_H
 
+#include "topognn_export.h"
+
 #include <stddef.h>
 #include <stdio.h>
 
@@ -55,23 +57,23 @@ typedef enum topo_conf_mode {
 /* Whether `name` can stand in topology.conf as a node, switch or block name:
  * not empty, and no blank, control character, ',', '[', ']', '"', '#' or
  * '\' (hostlist syntax, quoting, comments and line continuation). */
-int topo_topology_conf_name_ok(const char *name);
+TOPOGNN_EXPORT int topo_topology_conf_name_ok(const char *name);
 
 /* Largest topology.conf we read, in bytes. */
 #define TOPO_TOPOLOGY_CONF_MAX_BYTES (64u << 20)
 
 /* "tree" -> TOPO_CONF_TREE, "block" -> TOPO_CONF_BLOCK, else -1. */
-int topo_conf_mode_parse(const char *s);
+TOPOGNN_EXPORT int topo_conf_mode_parse(const char *s);
 
 /* Read the topology.conf at `path` into `g` (which may already hold vertices:
  * hosts and switches of the same name are reused). Returns 0, or -1 with err
  * holding the file and line. */
-int topo_load_topology_conf(topo_graph *g, const char *path, topo_error *err);
+TOPOGNN_EXPORT int topo_load_topology_conf(topo_graph *g, const char *path, topo_error *err);
 
 /* The same from memory: `text` holds `len` bytes (need not be NUL-terminated);
  * `source` names it in errors. */
-int topo_load_topology_conf_mem(topo_graph *g, const char *text, size_t len, const char *source,
-				topo_error *err);
+TOPOGNN_EXPORT int topo_load_topology_conf_mem(topo_graph *g, const char *text, size_t len,
+					       const char *source, topo_error *err);
 
 /* Write the topology.conf an admin would otherwise write by hand for `g`:
  * a header comment naming topognn-discover and `source` (the input it was
@@ -99,7 +101,7 @@ int topo_load_topology_conf_mem(topo_graph *g, const char *text, size_t len, con
  * Hosts with no leaf switch (tree) or no block are not listed; the header
  * says which. Returns 0, or -1 when a host cabled to several leaves is in no
  * group, a group and a switch share a name, or writing fails. */
-int topo_write_topology_conf(const topo_graph *g, FILE *out, topo_conf_mode mode,
+TOPOGNN_EXPORT int topo_write_topology_conf(const topo_graph *g, FILE *out, topo_conf_mode mode,
 			     const char *source, topo_error *err);
 
 #endif

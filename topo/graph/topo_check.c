@@ -20,11 +20,6 @@ static const char *name(const topo_graph *g, int v)
 	return topo_graph_vertex(g, v)->name;
 }
 
-static int is_switch(const topo_graph *g, int v)
-{
-	return topo_graph_vertex(g, v)->kind == TOPO_V_SWITCH;
-}
-
 /* Do fabric edges e and f join the same two ports? */
 static int same_cable(const topo_edge *e, const topo_edge *f)
 {
@@ -88,7 +83,7 @@ static int check_odd_loops(topo_graph *g)
 	for (size_t s = 0; s < nv && added >= 0; s++) {
 		size_t head = 0, tail = 0;
 
-		if (!is_switch(g, (int)s) || side[s] >= 0)
+		if (!topo_graph_is_switch(g, (int)s) || side[s] >= 0)
 			continue;
 		side[s] = 0;
 		queue[tail++] = (int)s;
@@ -100,7 +95,7 @@ static int check_odd_loops(topo_graph *g)
 				const topo_edge *e = topo_graph_edge(g, inc[k]);
 				int w = topo_edge_other(e, v);
 
-				if (e->kind != TOPO_E_FABRIC || w == v || !is_switch(g, w))
+				if (e->kind != TOPO_E_FABRIC || w == v || !topo_graph_is_switch(g, w))
 					continue;
 				if (side[w] < 0) {
 					side[w] = (signed char)!side[v];

@@ -10,6 +10,8 @@
 #ifndef TOPO_ERROR_H
 #define TOPO_ERROR_H
 
+#include "topognn_export.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 
@@ -24,24 +26,25 @@ typedef struct topo_error {
 } topo_error;
 
 /* Clear an error report (no error). `err` may be NULL. */
-void topo_error_clear(topo_error *err);
+TOPOGNN_EXPORT void topo_error_clear(topo_error *err);
 
 /* Fill `err` (if not NULL) with source, line and a printf-style sentence. */
-void topo_error_set(topo_error *err, const char *source, int line, const char *fmt, ...)
+TOPOGNN_EXPORT void topo_error_set(topo_error *err, const char *source, int line, const char *fmt,
+				   ...)
 	__attribute__((format(printf, 4, 5)));
 
 /* The same with a column (0: unknown), for parsers that know where in the
  * line the problem is. */
-void topo_error_set_at(topo_error *err, const char *source, int line, int column,
+TOPOGNN_EXPORT void topo_error_set_at(topo_error *err, const char *source, int line, int column,
 		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
 /* The va_list form, for loaders that wrap topo_error_set in their own
  * printf-like helper (their context supplies source and line). */
-void topo_error_vset(topo_error *err, const char *source, int line, int column,
+TOPOGNN_EXPORT void topo_error_vset(topo_error *err, const char *source, int line, int column,
 		     const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 
 /* Format as "source:line:column: text", "source:line: text" (column 0) or
  * "source: text" (line 0) into buf. */
-const char *topo_error_format(const topo_error *err, char *buf, size_t len);
+TOPOGNN_EXPORT const char *topo_error_format(const topo_error *err, char *buf, size_t len);
 
 #endif

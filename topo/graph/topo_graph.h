@@ -22,8 +22,11 @@
 #ifndef TOPO_GRAPH_H
 #define TOPO_GRAPH_H
 
+#include "topognn_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "topo_error.h"
 
@@ -115,36 +118,36 @@ typedef struct topo_anomaly {
 typedef struct topo_graph topo_graph;
 
 /* Create an empty graph; NULL on allocation failure. */
-topo_graph *topo_graph_new(void);
-void topo_graph_free(topo_graph *g);
+TOPOGNN_EXPORT topo_graph *topo_graph_new(void);
+TOPOGNN_EXPORT void topo_graph_free(topo_graph *g);
 
 /* Add a vertex; returns its id, or -1 if (kind, name) exists or memory runs out. */
-int topo_graph_add_vertex(topo_graph *g, topo_vkind kind, const char *name);
+TOPOGNN_EXPORT int topo_graph_add_vertex(topo_graph *g, topo_vkind kind, const char *name);
 
 /* Add a part (gpu, hca, numa) of `host` named "HOSTNAME/local" plus the
  * host -> part membership edge. Returns the part's id or -1. */
-int topo_graph_add_part(topo_graph *g, int host, topo_vkind kind, const char *local);
+TOPOGNN_EXPORT int topo_graph_add_part(topo_graph *g, int host, topo_vkind kind, const char *local);
 
 /* Find a vertex by kind and name; -1 if absent. O(1). */
-int topo_graph_find(const topo_graph *g, topo_vkind kind, const char *name);
+TOPOGNN_EXPORT int topo_graph_find(const topo_graph *g, topo_vkind kind, const char *name);
 
 /* Add an edge; returns its id, or -1 on bad ids or memory exhaustion. */
-int topo_graph_add_edge(topo_graph *g, topo_ekind kind, int a, int b);
+TOPOGNN_EXPORT int topo_graph_add_edge(topo_graph *g, topo_ekind kind, int a, int b);
 
 /* Set a fabric edge's width and speed; fills gbps from them. */
-void topo_edge_set_rate(topo_edge *e, int width, const char *speed);
+TOPOGNN_EXPORT void topo_edge_set_rate(topo_edge *e, int width, const char *speed);
 
 /* Per-lane data rate in Gb/s of an IB speed name ("NDR" -> 100, "HDR" -> 50,
  * "EDR" -> 25, "FDR" -> 14, "QDR" -> 10, "DDR" -> 5, "SDR" -> 2.5, "XDR" -> 200);
  * Ethernet "25G"/"100G" style names give their number; 0 if unknown. */
-double topo_lane_gbps(const char *speed);
+TOPOGNN_EXPORT double topo_lane_gbps(const char *speed);
 
-size_t topo_graph_nvertices(const topo_graph *g);
-size_t topo_graph_nedges(const topo_graph *g);
-const topo_vertex *topo_graph_vertex(const topo_graph *g, int id);
-topo_vertex *topo_graph_vertex_mut(topo_graph *g, int id);
-const topo_edge *topo_graph_edge(const topo_graph *g, int id);
-topo_edge *topo_graph_edge_mut(topo_graph *g, int id);
+TOPOGNN_EXPORT size_t topo_graph_nvertices(const topo_graph *g);
+TOPOGNN_EXPORT size_t topo_graph_nedges(const topo_graph *g);
+TOPOGNN_EXPORT const topo_vertex *topo_graph_vertex(const topo_graph *g, int id);
+TOPOGNN_EXPORT topo_vertex *topo_graph_vertex_mut(topo_graph *g, int id);
+TOPOGNN_EXPORT const topo_edge *topo_graph_edge(const topo_graph *g, int id);
+TOPOGNN_EXPORT topo_edge *topo_graph_edge_mut(topo_graph *g, int id);
 
 /* The other end of edge `e` seen from vertex `v`. */
 static inline int topo_edge_other(const topo_edge *e, int v)
@@ -152,17 +155,41 @@ static inline int topo_edge_other(const topo_edge *e, int v)
 	return e->a == v ? e->b : e->a;
 }
 
+/* Whether vertex `v` exists and is a switch. */
+static inline int topo_graph_is_switch(const topo_graph *g, int v)
+{
+	const topo_vertex *x = topo_graph_vertex(g, v);
+
+	return x && x->kind == TOPO_V_SWITCH;
+}
+
 /* Replace a string field of a vertex (device, netdev, ...) with a copy of s
  * (NULL clears it). Returns 0, or -1 when memory runs out. */
-int topo_set_str(char **field, const char *s);
+TOPOGNN_EXPORT int topo_set_str(char **field, const char *s);
 
 /* Free-form attributes: set (replacing) and get (NULL if absent). */
-int topo_graph_set_attr(topo_graph *g, int id, const char *key, const char *value);
-const char *topo_graph_get_attr(const topo_graph *g, int id, const char *key);
+TOPOGNN_EXPORT int topo_graph_set_attr(topo_graph *g, int id, const char *key, const char *value);
+TOPOGNN_EXPORT const char *topo_graph_get_attr(const topo_graph *g, int id, const char *key);
+
+/* The attribute that tells kinds of groups apart, and its NVLink value. */
+#define TOPO_GROUP_KIND_ATTR "group_kind"
+#define TOPO_GROUP_KIND_NVLINK "nvlink"
+
+/* 1 when vertex v is an NVLink domain group (made by topo_nvsmi.c or
+ * topo_fattree.c). Inline, so the engine tells domains from scalable units
+ * with no link to discovery. */
+static inline int topo_group_is_nvlink(const topo_graph *g, int v)
+{
+	const topo_vertex *x = topo_graph_vertex(g, v);
+	const char *k = x && x->kind == TOPO_V_GROUP ? topo_graph_get_attr(g, v, TOPO_GROUP_KIND_ATTR)
+						    : NULL;
+
+	return k && strcmp(k, TOPO_GROUP_KIND_NVLINK) == 0;
+}
 
 /* Ids of the edges incident to v, in insertion order. The array is owned by
  * the graph and rebuilt lazily after changes: not thread-safe while mutating. */
-const int *topo_graph_incident(const topo_graph *g, int v, int *count);
+TOPOGNN_EXPORT const int *topo_graph_incident(const topo_graph *g, int v, int *count);
 
 /* Membership walks (MEMBER edges: a container, host or group, and its
  * members). The parts of a host are its GPU, HCA and NUMA members; the
@@ -175,40 +202,42 @@ const int *topo_graph_incident(const topo_graph *g, int v, int *count);
  * topo_graph_count_members: how many there are.
  * topo_graph_group_of: the group holding `host`, the first by host-name
  * order when several do; -1 when none. */
-int topo_graph_next_member(const topo_graph *g, int container, topo_vkind kind, int *it);
-int topo_graph_count_members(const topo_graph *g, int container, topo_vkind kind);
-int topo_graph_group_of(const topo_graph *g, int host);
+TOPOGNN_EXPORT int topo_graph_next_member(const topo_graph *g, int container, topo_vkind kind,
+					  int *it);
+TOPOGNN_EXPORT int topo_graph_count_members(const topo_graph *g, int container, topo_vkind kind);
+TOPOGNN_EXPORT int topo_graph_group_of(const topo_graph *g, int host);
 
 /* Record an anomaly found while loading or analysing (printf-style text). */
-int topo_graph_add_anomaly(topo_graph *g, const char *kind, const char *subject,
+TOPOGNN_EXPORT int topo_graph_add_anomaly(topo_graph *g, const char *kind, const char *subject,
 			   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-size_t topo_graph_nanomalies(const topo_graph *g);
-const topo_anomaly *topo_graph_anomaly(const topo_graph *g, size_t i);
+TOPOGNN_EXPORT size_t topo_graph_nanomalies(const topo_graph *g);
+TOPOGNN_EXPORT const topo_anomaly *topo_graph_anomaly(const topo_graph *g, size_t i);
 
 /* Counting helpers. */
-size_t topo_graph_count(const topo_graph *g, topo_vkind kind);
-size_t topo_graph_count_switches(const topo_graph *g, topo_level level);
-size_t topo_graph_count_edges(const topo_graph *g, topo_ekind kind);
+TOPOGNN_EXPORT size_t topo_graph_count(const topo_graph *g, topo_vkind kind);
+TOPOGNN_EXPORT size_t topo_graph_count_switches(const topo_graph *g, topo_level level);
+TOPOGNN_EXPORT size_t topo_graph_count_edges(const topo_graph *g, topo_ekind kind);
 
 /* Put vertices in (kind, name) order and edges in (kind, a, b, port_a, port_b)
  * order, attributes by key and anomalies by (kind, subject, text). Ids change. */
-int topo_graph_canonicalize(topo_graph *g);
+TOPOGNN_EXPORT int topo_graph_canonicalize(topo_graph *g);
 
 /* Compare two canonicalized graphs field by field. Returns 1 when equal; when
  * different returns 0 and writes the first difference into why. */
-int topo_graph_equal(const topo_graph *a, const topo_graph *b, char *why, size_t len);
+TOPOGNN_EXPORT int topo_graph_equal(const topo_graph *a, const topo_graph *b, char *why,
+				    size_t len);
 
 /* Names of enum values, as used in JSON and text output, and their parsers
  * (which return -1 for an unknown name). */
-const char *topo_vkind_name(topo_vkind k);
-const char *topo_ekind_name(topo_ekind k);
-const char *topo_level_name(topo_level l);
-const char *topo_link_layer_name(topo_link_layer l);
-const char *topo_link_state_name(topo_link_state s);
-int topo_vkind_parse(const char *s);
-int topo_ekind_parse(const char *s);
-int topo_level_parse(const char *s);
-int topo_link_layer_parse(const char *s);
-int topo_link_state_parse(const char *s);
+TOPOGNN_EXPORT const char *topo_vkind_name(topo_vkind k);
+TOPOGNN_EXPORT const char *topo_ekind_name(topo_ekind k);
+TOPOGNN_EXPORT const char *topo_level_name(topo_level l);
+TOPOGNN_EXPORT const char *topo_link_layer_name(topo_link_layer l);
+TOPOGNN_EXPORT const char *topo_link_state_name(topo_link_state s);
+TOPOGNN_EXPORT int topo_vkind_parse(const char *s);
+TOPOGNN_EXPORT int topo_ekind_parse(const char *s);
+TOPOGNN_EXPORT int topo_level_parse(const char *s);
+TOPOGNN_EXPORT int topo_link_layer_parse(const char *s);
+TOPOGNN_EXPORT int topo_link_state_parse(const char *s);
 
 #endif

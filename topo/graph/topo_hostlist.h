@@ -18,6 +18,8 @@
 #ifndef TOPO_HOSTLIST_H
 #define TOPO_HOSTLIST_H
 
+#include "topognn_export.h"
+
 #include <stddef.h>
 
 #include "topo_error.h"
@@ -32,18 +34,18 @@ typedef struct topo_hostlist {
 	size_t cap;
 } topo_hostlist;
 
-void topo_hostlist_init(topo_hostlist *hl);
+TOPOGNN_EXPORT void topo_hostlist_init(topo_hostlist *hl);
 
 /* Free the names and the array, and reset to empty. */
-void topo_hostlist_free(topo_hostlist *hl);
+TOPOGNN_EXPORT void topo_hostlist_free(topo_hostlist *hl);
 
 /* Expand `expr` and append its names, in expression order, to `out`.
  * `source` and `line` are where the expression was read (for err; line 0 when
  * none). Returns 0, or -1 with err naming the problem and its 1-based column
  * within the expression; on error `out` is left as it was. Names are not
  * de-duplicated. */
-int topo_hostlist_expand(const char *expr, topo_hostlist *out, const char *source, int line,
-			 topo_error *err);
+TOPOGNN_EXPORT int topo_hostlist_expand(const char *expr, topo_hostlist *out, const char *source,
+					int line, topo_error *err);
 
 /* The same with at most `max` names in all (capped at TOPO_HOSTLIST_MAX),
  * refused before anything is allocated: for callers that want less than a
@@ -58,11 +60,11 @@ int topo_hostlist_expand_max(const char *expr, topo_hostlist *out, size_t max,
  * by topo_hostname_cmp. Returns a malloc'd string (free it), or NULL when a
  * name cannot be written in a hostlist (empty, or holding ',', '[', ']' or
  * white space) or memory runs out; err says which. n == 0 gives "". */
-char *topo_hostlist_compress(const char *const *names, size_t n, topo_error *err);
+TOPOGNN_EXPORT char *topo_hostlist_compress(const char *const *names, size_t n, topo_error *err);
 
 /* Natural order of host names: runs of digits compare by value, so "n2" <
  * "n10"; on equal value the shorter spelling ("n1" before "n01") comes first.
  * Returns <0, 0 or >0 like strcmp. */
-int topo_hostname_cmp(const char *a, const char *b);
+TOPOGNN_EXPORT int topo_hostname_cmp(const char *a, const char *b);
 
 #endif

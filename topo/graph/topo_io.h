@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
 #include "topo_error.h"
 
 /* The limit when the caller has no better one: 1 GiB. */
@@ -63,5 +65,13 @@ char *topo_read_stream(FILE *f, const char *source, size_t max, size_t *len, top
  * waitpid(*pid)) with the child's pid in *pid; or -1 with errno set and
  * *why saying which step failed ("cannot get a pipe", "cannot be started"). */
 int topo_spawn_reader(char *const argv[], pid_t *pid, const char **why);
+
+/* json_load_file() for every JSON input (graph, models, NetQ, telemetry
+ * maps, node reports, samples): the file is opened by topo_open_input with
+ * open_flags (never blocks on a FIFO; a regular file of at most
+ * TOPO_IO_MAX_BYTES), so a file that cannot be read that way fails like a
+ * file that cannot be opened: NULL, line -1 and the reason in jerr->text. */
+json_t *topo_json_load_input(const char *path, unsigned open_flags, size_t json_flags,
+			     json_error_t *jerr);
 
 #endif

@@ -8,7 +8,8 @@
 #ifndef TOPO_JSON_H
 #define TOPO_JSON_H
 
-#include <jansson.h>
+#include "topognn_export.h"
+
 #include <stdio.h>
 
 #include "topo_error.h"
@@ -20,22 +21,14 @@
 /* Load a graph file into an empty graph `g`. Returns 0, or -1 with err
  * naming the file, the line (JSON syntax errors) or the JSON path
  * ("vertices[3].kind") and the problem. */
-int topo_load_json(topo_graph *g, const char *path, topo_error *err);
+TOPOGNN_EXPORT int topo_load_json(topo_graph *g, const char *path, topo_error *err);
 
 /* The same from a buffer; `source` names it in errors. */
-int topo_load_json_mem(topo_graph *g, const char *text, size_t len, const char *source,
-		       topo_error *err);
-
-/* json_load_file() for every JSON input (graph, models, NetQ, telemetry
- * maps, node reports, samples): the file is opened by topo_open_input with
- * open_flags (never blocks on a FIFO; a regular file of at most
- * TOPO_IO_MAX_BYTES), so a file that cannot be read that way fails like a
- * file that cannot be opened: NULL, line -1 and the reason in jerr->text. */
-json_t *topo_json_load_input(const char *path, unsigned open_flags, size_t json_flags,
-			     json_error_t *jerr);
+TOPOGNN_EXPORT int topo_load_json_mem(topo_graph *g, const char *text, size_t len,
+				      const char *source, topo_error *err);
 
 /* Write `g` as a graph file. Vertices and edges are written in id order:
  * canonicalize first for a deterministic file. Returns 0 or -1. */
-int topo_write_json(const topo_graph *g, FILE *out, topo_error *err);
+TOPOGNN_EXPORT int topo_write_json(const topo_graph *g, FILE *out, topo_error *err);
 
 #endif

@@ -115,6 +115,11 @@ int topo_cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+int topo_cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 int topo_cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -33,9 +33,11 @@ int topo_parse_double(const char *s, double lo, double hi, double *out);
 int topo_parse_long_n(const char *s, size_t n, long lo, long hi, long *out);
 int topo_parse_double_n(const char *s, size_t n, double lo, double hi, double *out);
 
-/* qsort comparators for int and double arrays (ascending; NaN sorts last). */
+/* qsort comparators for int and double arrays (ascending; NaN sorts last),
+ * and for arrays of C strings (char *, strcmp order). */
 int topo_cmp_int(const void *a, const void *b);
 int topo_cmp_double(const void *a, const void *b);
+int topo_cmp_str(const void *a, const void *b);
 
 /* Sort v[0..n) ascending (topo_cmp_double). */
 void topo_sort_doubles(double *v, size_t n);

@@ -406,12 +406,12 @@ static int nic_describe(bind_nic_info *nic, const bind_nic_req *req, const bind_
 	if (!text && !missing)
 		return -1;
 	if (text) {
-		char *end;
-		long v = strtol(text, &end, 10);
+		size_t n = strlen(text);
+		long v;
 
-		while (isspace((unsigned char)*end))
-			end++;
-		if (end == text || *end || v < -1 || v > INT_MAX) {
+		while (n > 0 && isspace((unsigned char)text[n - 1]))
+			n--; /* sysfs ends the number with a newline */
+		if (topo_parse_long_n(text, n, -1, INT_MAX, &v) < 0) {
 			char shown[64];
 
 			bind_irq_first_line(text, shown, sizeof(shown));

@@ -83,7 +83,8 @@ static int parse_index(const char *s, size_t len, int *out)
 
 int bind_parse_gpu_list(const char *text, const char *source, int **out, int *n, topo_error *err)
 {
-	int *v = NULL, cap = 0;
+	int *v = NULL;
+	size_t cap = 0;
 	const char *p = text ? text : "";
 
 	*out = NULL;
@@ -117,16 +118,10 @@ int bind_parse_gpu_list(const char *text, const char *source, int **out, int *n,
 		if (!dash)
 			hi = lo;
 		for (int i = lo; i <= hi; i++) {
-			if (*n == cap) {
-				int *nv = realloc(v, (cap ? cap * 2 : 8) * sizeof(*v));
-
-				if (!nv) {
-					topo_error_set(err, source, 0, "out of memory");
-					free(v);
-					return -1;
-				}
-				v = nv;
-				cap = cap ? cap * 2 : 8;
+			if (topo_grow(&v, &cap, (size_t)*n + 1, sizeof(*v), 8) < 0) {
+				topo_error_set(err, source, 0, "out of memory");
+				free(v);
+				return -1;
 			}
 			v[(*n)++] = i;
 		}

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_num.h"
+
 
 /* Read one line of a small sysfs file into buf (newline dropped); 0 or -1. */
 static int read_line(const char *path, char *buf, size_t len)
@@ -51,11 +53,10 @@ int bind_roce_gid_index(const char *sysfs_root, const char *dev, int port)
 	if (!(d = opendir(path)))
 		return -1;
 	while ((de = readdir(d))) {
-		char *end;
-		long idx = strtol(de->d_name, &end, 10);
+		long idx;
 		int rank;
 
-		if (end == de->d_name || *end || idx < 0 || idx > 65535)
+		if (topo_parse_long(de->d_name, 0, 65535, &idx) < 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/gid_attrs/types/%ld", dir, idx);
 		if (read_line(path, buf, sizeof(buf)) < 0 || strcmp(buf, "RoCE v2") != 0)

@@ -32,6 +32,8 @@
 #ifndef PLACE_H
 #define PLACE_H
 
+#include "topognn_export.h"
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -69,10 +71,10 @@ typedef enum place_policy {
 	PLACE_POLICY_COUNT
 } place_policy;
 
-const char *place_policy_name(place_policy p);
-int place_policy_parse(const char *s); /* -1 if unknown */
-const char *place_comm_class_name(place_comm_class c);
-int place_comm_class_parse(const char *s);
+TOPOGNN_EXPORT const char *place_policy_name(place_policy p);
+TOPOGNN_EXPORT int place_policy_parse(const char *s); /* -1 if unknown */
+TOPOGNN_EXPORT const char *place_comm_class_name(place_comm_class c);
+TOPOGNN_EXPORT int place_comm_class_parse(const char *s);
 
 /* ---- cluster ------------------------------------------------------------- */
 
@@ -81,43 +83,45 @@ typedef struct place_cluster place_cluster;
 /* Build from an analysed graph (groups and switch levels known). Hosts are
  * ordered by group, then name: this is also the node ranking handed to
  * Slurm. Hosts without a group form a trailing pseudo-group. */
-place_cluster *place_cluster_new(const topo_graph *g, topo_error *err);
-void place_cluster_free(place_cluster *c);
+TOPOGNN_EXPORT place_cluster *place_cluster_new(const topo_graph *g, topo_error *err);
+TOPOGNN_EXPORT void place_cluster_free(place_cluster *c);
 
-int place_cluster_nhosts(const place_cluster *c);
-int place_cluster_ngroups(const place_cluster *c);
-int place_cluster_nleaves(const place_cluster *c);
-const char *place_cluster_host_name(const place_cluster *c, int host);
-int place_cluster_find_host(const place_cluster *c, const char *name); /* -1 if absent */
-int place_cluster_host_group(const place_cluster *c, int host);
-const char *place_cluster_group_name(const place_cluster *c, int group);
+TOPOGNN_EXPORT int place_cluster_nhosts(const place_cluster *c);
+TOPOGNN_EXPORT int place_cluster_ngroups(const place_cluster *c);
+TOPOGNN_EXPORT int place_cluster_nleaves(const place_cluster *c);
+TOPOGNN_EXPORT const char *place_cluster_host_name(const place_cluster *c, int host);
+/* the host named `name`, -1 if absent */
+TOPOGNN_EXPORT int place_cluster_find_host(const place_cluster *c, const char *name);
+TOPOGNN_EXPORT int place_cluster_host_group(const place_cluster *c, int host);
+TOPOGNN_EXPORT const char *place_cluster_group_name(const place_cluster *c, int group);
 /* Hops between two hosts (cables on the shortest path, min over rails). */
-int place_cluster_hops(const place_cluster *c, int a, int b);
+TOPOGNN_EXPORT int place_cluster_hops(const place_cluster *c, int a, int b);
 /* The graph it was built from. */
-const topo_graph *place_cluster_graph(const place_cluster *c);
+TOPOGNN_EXPORT const topo_graph *place_cluster_graph(const place_cluster *c);
 
 /* SHARP (place_sharp.c): 1 when some leaf has SHARP aggregation
  * (TOPO_CAP_SHARP) at all. */
-int place_cluster_has_sharp(const place_cluster *c);
+TOPOGNN_EXPORT int place_cluster_has_sharp(const place_cluster *c);
 /* 1 when hosts[0..n) lie under one SHARP aggregation tree on every rail
  * they use: on each rail, all their leaves have SHARP and one SHARP switch
  * (one of those leaves when there is only one, else a spine or core above
  * them all, reached through SHARP switches only) joins them. A job placed
  * so can reduce in the network. Allocates nothing. */
-int place_cluster_sharp_eligible(const place_cluster *c, const int *hosts, int n);
+TOPOGNN_EXPORT int place_cluster_sharp_eligible(const place_cluster *c, const int *hosts, int n);
 /* The graph vertex of the SHARP switch that roots such a tree over the
  * hosts' leaves on `rail` (the lowest-numbered when several can), or -1. */
-int place_cluster_sharp_root(const place_cluster *c, const int *hosts, int n, int rail);
+TOPOGNN_EXPORT int place_cluster_sharp_root(const place_cluster *c, const int *hosts, int n,
+					    int rail);
 
 /* NVLink domains (groups with group_kind=nvlink, topo_nvsmi.h) as the
  * innermost level, whether or not the graph also has a fabric: their count,
  * a host's domain (-1 none), a domain's name and host count. */
-int place_cluster_ndomains(const place_cluster *c);
-int place_cluster_host_domain(const place_cluster *c, int host);
-const char *place_cluster_domain_name(const place_cluster *c, int domain);
-int place_cluster_domain_nhosts(const place_cluster *c, int domain);
+TOPOGNN_EXPORT int place_cluster_ndomains(const place_cluster *c);
+TOPOGNN_EXPORT int place_cluster_host_domain(const place_cluster *c, int host);
+TOPOGNN_EXPORT const char *place_cluster_domain_name(const place_cluster *c, int domain);
+TOPOGNN_EXPORT int place_cluster_domain_nhosts(const place_cluster *c, int domain);
 /* NVLink bandwidth of a host each way, Gb/s (0 outside a domain). */
-double place_cluster_host_nvlink_gbps(const place_cluster *c, int host);
+TOPOGNN_EXPORT double place_cluster_host_nvlink_gbps(const place_cluster *c, int host);
 
 /* ---- state --------------------------------------------------------------- */
 
@@ -126,36 +130,37 @@ double place_cluster_host_nvlink_gbps(const place_cluster *c, int host);
 
 typedef struct place_state place_state;
 
-place_state *place_state_new(const place_cluster *c);
-void place_state_free(place_state *s);
+TOPOGNN_EXPORT place_state *place_state_new(const place_cluster *c);
+TOPOGNN_EXPORT void place_state_free(place_state *s);
 /* Capacity and availability of one host. A host is usable by a request when
  * not down/drained and it has the GPUs and cores the request asks for (an
  * exclusive request needs it entirely free). */
-void place_state_set_host(place_state *s, int host, int total_gpus, int free_gpus,
+TOPOGNN_EXPORT void place_state_set_host(place_state *s, int host, int total_gpus, int free_gpus,
 			  int total_cores, int free_cores, unsigned flags);
 /* A running job: its hosts are taken (exclusively, or the given GPUs/cores
  * per host) and, if it communicates, its traffic loads the fabric. */
-int place_state_add_job(place_state *s, uint32_t job_id, const int *hosts, int nhosts,
-			int gpus_per_host, int cores_per_host, const place_comm *comm);
-int place_state_remove_job(place_state *s, uint32_t job_id);
+TOPOGNN_EXPORT int place_state_add_job(place_state *s, uint32_t job_id, const int *hosts,
+				       int nhosts, int gpus_per_host, int cores_per_host,
+				       const place_comm *comm);
+TOPOGNN_EXPORT int place_state_remove_job(place_state *s, uint32_t job_id);
 /* When a running job is expected to end, in the caller's clock (the same
  * as place_request.now_s): its time limit in Slurm, its requested time in
  * the simulator, never its true run time. 0 (the default) = unknown: its
  * hosts are not counted on to free. Returns 0, or -1 for an unknown job. */
-int place_state_set_job_end(place_state *s, uint32_t job_id, double end_s);
+TOPOGNN_EXPORT int place_state_set_job_end(place_state *s, uint32_t job_id, double end_s);
 /* The gnn's view of time and the queue (place_features: hosts' remaining
  * time, a queue summary): the caller's clock now, and the jobs waiting and
  * the hosts they ask for. Neither changes the state version: remaining
  * times are those of the last refresh. Default 0 (unknown). */
-void place_state_set_clock(place_state *s, double now_s);
-void place_state_set_queue(place_state *s, int jobs, int hosts);
+TOPOGNN_EXPORT void place_state_set_clock(place_state *s, double now_s);
+TOPOGNN_EXPORT void place_state_set_queue(place_state *s, int jobs, int hosts);
 /* Telemetry overlay: utilisation 0..1 of the up-links of a leaf switch
  * (by graph vertex name); unknown names are ignored and counted. */
-int place_state_set_leaf_uplink_util(place_state *s, const char *leaf, double util);
+TOPOGNN_EXPORT int place_state_set_leaf_uplink_util(place_state *s, const char *leaf, double util);
 /* Returns of place_state_set_leaf_uplink_util: 0 applied, 1 the
  * name is not a leaf switch (ignored). This counts the ignored names. */
-int place_state_unknown_leaves(const place_state *s);
-uint64_t place_state_version(const place_state *s);
+TOPOGNN_EXPORT int place_state_unknown_leaves(const place_state *s);
+TOPOGNN_EXPORT uint64_t place_state_version(const place_state *s);
 
 /* ---- requests and decisions ---------------------------------------------- */
 
@@ -253,7 +258,7 @@ typedef struct place_config {
 
 #define PLACE_DEFAULT_HOP_LATENCY_US 0.5
 
-void place_config_init(place_config *cfg);
+TOPOGNN_EXPORT void place_config_init(place_config *cfg);
 
 /* LocalityWait= default (topognn.conf.5, docs/job-classes.md has the
  * measurements behind it): a heavy job may wait for a placement over fewer
@@ -266,14 +271,15 @@ void place_config_init(place_config *cfg);
  * of a job's time limit (0..10) and CAP a duration with an optional unit
  * s, m or h (default seconds; 0 = no cap), e.g. "0.25,2h". Returns 0, or
  * -1 with a one-sentence reason. */
-int place_locality_wait_parse(const char *s, double *frac, double *cap_s, char *why,
+TOPOGNN_EXPORT int place_locality_wait_parse(const char *s, double *frac, double *cap_s, char *why,
 			      size_t len);
 
 typedef struct place_engine place_engine;
 
 /* Preallocates every buffer for the cluster's size. */
-place_engine *place_engine_new(const place_cluster *c, const place_config *cfg, topo_error *err);
-void place_engine_free(place_engine *e);
+TOPOGNN_EXPORT place_engine *place_engine_new(const place_cluster *c, const place_config *cfg,
+					      topo_error *err);
+TOPOGNN_EXPORT void place_engine_free(place_engine *e);
 
 /* Bring the scorers up to date with state s (the GNN's vertex features and
  * embeddings, the model's idle-group counts): call it after the state
@@ -284,14 +290,15 @@ void place_engine_free(place_engine *e);
  * reports that time in refresh_us). Allocates nothing. Returns 1 when a
  * scorer was refreshed, 0 when all were current, -1 with reason (e.g. the
  * GNN rejected the graph). */
-int place_engine_refresh(place_engine *e, const place_state *s, char *reason, size_t len);
+TOPOGNN_EXPORT int place_engine_refresh(place_engine *e, const place_state *s, char *reason,
+					size_t len);
 
 /* Decide where a request goes under `policy`, and what `baseline` would have
  * chosen (shadow mode; pass the same policy to skip). Fills `out` (whose host
  * arrays belong to the engine and stay valid until the next call). Returns 0
  * when a placement was found, -1 when the request cannot be met now
  * (out->reason says why, e.g. "needs 8 hosts with 4 free GPUs; 5 are"). */
-int place_decide(place_engine *e, const place_state *s, const place_request *r,
+TOPOGNN_EXPORT int place_decide(place_engine *e, const place_state *s, const place_request *r,
 		 place_policy policy, place_policy baseline, place_decision *out);
 
 #endif

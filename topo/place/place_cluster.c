@@ -21,7 +21,6 @@
 #include <string.h>
 
 #include "topo_nicrole.h"
-#include "topo_nvsmi.h"
 
 typedef struct host_key {
 	int vid;

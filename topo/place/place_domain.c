@@ -16,8 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "topo_nvsmi.h"
-
 void place_cluster_free_domains(place_cluster *c)
 {
 	free(c->host_domain);

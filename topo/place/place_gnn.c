@@ -12,6 +12,7 @@
 
 #include "gnn_infer.h"
 #include "gnn_model.h"
+#include "topo_io.h"
 #include "topo_json.h"
 #include "place_features.h"
 

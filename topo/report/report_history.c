@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "place_record.h"
 #include "place_view.h"
 #include "sim_samples.h"
 #include "topo_num.h"
@@ -144,12 +145,17 @@ static int decision_hosts(const export_ctx *x, const report_decision *d, int *ou
 	return n;
 }
 
-static place_comm comm_of(const report_decision *d)
+place_comm report_decision_comm(const report_decision *d)
 {
 	place_comm m = {0};
+	int k = place_comm_class_parse(d->comm_class);
 
-	m.cls = !strcmp(d->comm_class, "heavy") ? PLACE_COMM_HEAVY
-		: !strcmp(d->comm_class, "light") ? PLACE_COMM_LIGHT : PLACE_COMM_NONE;
+	m.cls = k >= 0 ? (place_comm_class)k : PLACE_COMM_NONE;
+	m.pattern = PLACE_PATTERN_RING;
+	for (int p = PLACE_PATTERN_RING; p <= PLACE_PATTERN_PIPELINE; p++)
+		if (!strcmp(d->pattern, place_pattern_name((place_pattern)p)))
+			m.pattern = (place_pattern)p;
+	m.sharp = d->sharp_user;
 	m.bytes_per_iter = d->bytes_per_iter;
 	m.compute_s_per_iter = d->compute_s_per_iter;
 	return m;
@@ -170,7 +176,7 @@ static place_state *state_before(export_ctx *x)
 	}
 	for (int a = 0; a < x->nactive; a++) {
 		const report_decision *d = &x->log->d[x->active[a]];
-		place_comm m = comm_of(d);
+		place_comm m = report_decision_comm(d);
 		int n = decision_hosts(x, d, x->hosts);
 
 		if (n > 0 && place_state_add_job(st, d->job, x->hosts, n, d->gpus_per_host, 0, &m)) {
@@ -211,7 +217,7 @@ static int export_one(export_ctx *x, const report_decision *d, sim_samples *t)
 	req.min_hosts = req.max_hosts = n;
 	req.gpus_per_host = d->gpus_per_host;
 	req.exclusive = 1;
-	req.comm = comm_of(d);
+	req.comm = report_decision_comm(d);
 	pc.hosts = x->hosts;
 	pc.nhosts = n;
 	pc.kind = "allocated";

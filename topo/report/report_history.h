@@ -57,6 +57,11 @@ typedef struct report_stats {
  * or -1 when memory runs out. */
 int report_stats_compute(const report_log *log, double since, double until, report_stats *st);
 
+/* The request's communication as the engine takes it: class, pattern (ring
+ * when the record names none), SHARP use, bytes and compute per iteration.
+ * The one decoding of a decision's "comm" for the library and the tool. */
+place_comm report_decision_comm(const report_decision *d);
+
 /* The predicted communication slowdown of a choice (cost minus its
  * fragmentation part), NAN when unknown or when the scorer was not the
  * analytic model (a GNN's cost is a ranking score, not a slowdown). */

@@ -13,6 +13,7 @@
 
 #include "topo_hostlist.h"
 #include "topo_io.h"
+#include "topo_num.h"
 
 /* job id -> index of its latest decision (open addressing, grows x2) */
 typedef struct job_index {
@@ -502,11 +503,6 @@ double report_log_last_time(const report_log *log)
 	return t;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int report_choice_same_hosts(const report_choice *a, const report_choice *b)
 {
 	char **x, **y;
@@ -523,8 +519,8 @@ int report_choice_same_hosts(const report_choice *a, const report_choice *b)
 	}
 	memcpy(x, a->hosts, (size_t)a->nhosts * sizeof(char *));
 	memcpy(y, b->hosts, (size_t)a->nhosts * sizeof(char *));
-	qsort(x, (size_t)a->nhosts, sizeof(char *), cmp_str);
-	qsort(y, (size_t)a->nhosts, sizeof(char *), cmp_str);
+	qsort(x, (size_t)a->nhosts, sizeof(char *), topo_cmp_str);
+	qsort(y, (size_t)a->nhosts, sizeof(char *), topo_cmp_str);
 	same = 1;
 	for (int i = 0; i < a->nhosts && same; i++)
 		same = strcmp(x[i], y[i]) == 0;

@@ -34,11 +34,8 @@ typedef struct sim_flows {
 
 sim_net *sim_net_new(const place_cluster *c, topo_error *err);
 void sim_net_free(sim_net *n);
-int sim_net_nres(const sim_net *n);
 int sim_net_nleaves(const sim_net *n);
 int sim_net_nrails(const sim_net *n);
-/* Pod (leaves and spines below any core level) of leaf l. */
-int sim_net_leaf_pod(const sim_net *n, int l);
 /* Leaf index of host h on rail r, -1 none. */
 int sim_net_host_leaf(const sim_net *n, int h, int r);
 /* Ring flows of a job on ascending host indices (rail r of host i to rail

@@ -340,14 +340,8 @@ void sim_net_free(sim_net *n)
 	free(n);
 }
 
-int sim_net_nres(const sim_net *n) { return n->nres; }
 int sim_net_nleaves(const sim_net *n) { return n->L; }
 int sim_net_nrails(const sim_net *n) { return n->R; }
-
-int sim_net_leaf_pod(const sim_net *n, int l)
-{
-	return n->leaf_pod[l];
-}
 
 int sim_net_host_leaf(const sim_net *n, int h, int r)
 {

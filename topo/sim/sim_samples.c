@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "place_features.h"
+#include "topo_io.h"
 #include "topo_json.h"
 
 /* ---- writing ------------------------------------------------------------------ */

@@ -12,13 +12,6 @@
 
 /* ---- snapshot ---------------------------------------------------------------- */
 
-static int is_switch(const topo_graph *g, int v)
-{
-	const topo_vertex *x = topo_graph_vertex(g, v);
-
-	return x && x->kind == TOPO_V_SWITCH;
-}
-
 /* HCA vertex of a measured port, or -1. */
 static int map_port(const topo_graph *g, const telem_port_sample *p)
 {
@@ -55,7 +48,7 @@ static int hca_cable(const topo_graph *g, int hca)
 
 		if (e->kind != TOPO_E_FABRIC)
 			continue;
-		if (is_switch(g, topo_edge_other(e, hca)))
+		if (topo_graph_is_switch(g, topo_edge_other(e, hca)))
 			return inc[i];
 		if (best < 0)
 			best = inc[i];
@@ -74,7 +67,7 @@ static double uplink_gbps(const topo_graph *g, int sw)
 		const topo_edge *e = topo_graph_edge(g, inc[i]);
 		int o = topo_edge_other(e, sw);
 
-		if (e->kind != TOPO_E_FABRIC || o == sw || !is_switch(g, o) || e->state == TOPO_LINK_DOWN)
+		if (e->kind != TOPO_E_FABRIC || o == sw || !topo_graph_is_switch(g, o) || e->state == TOPO_LINK_DOWN)
 			continue;
 		if (topo_graph_vertex(g, o)->level == TOPO_LEVEL_LEAF)
 			continue;
@@ -116,7 +109,7 @@ static int link_fill(const topo_graph *g, const telem_port_sample *p, int hca, t
 	if (!(l->name = strdup(topo_graph_vertex(g, hca)->name)))
 		return -1;
 	e = l->edge >= 0 ? topo_graph_edge(g, l->edge) : NULL;
-	if (e && is_switch(g, topo_edge_other(e, hca)))
+	if (e && topo_graph_is_switch(g, topo_edge_other(e, hca)))
 		l->leaf = topo_edge_other(e, hca);
 	l->capacity_gbps = e && e->gbps > 0 ? e->gbps
 			   : (isfinite(p->rate_bytes_per_s) ? p->rate_bytes_per_s * 8 / 1e9 : 0);
