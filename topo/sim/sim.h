@@ -55,6 +55,11 @@ typedef struct sim_config {
 	 * (X heavy cross-group bytes, W wait, inside the horizon). The
 	 * training samples are labelled by the same J. */
 	int lookahead;            /* 0: plain `policy` */
+	/* tree-switches (policy tree): every heavy job asks topology/tree for
+	 * --switches=<fewest leaf switches it fits in on the empty
+	 * cluster>@<min(locality_wait_frac x its time limit, cap)>, with
+	 * Slurm 24.11's semantics (docs/simulator.md) */
+	int tree_switches;
 	int lookahead_k;          /* candidates, default 8 */
 	double lookahead_horizon_s; /* default 24 hours */
 	double lookahead_wait_weight; /* default 0.3 */
@@ -74,8 +79,9 @@ typedef struct sim_config {
 
 void sim_config_init(sim_config *cfg);
 
-/* Set cfg's policy from a name: an engine policy (place_policy_parse) or
- * "lookahead" (base tree) / "lookahead-model" (base model). 0, or -1 for
+/* Set cfg's policy from a name: an engine policy (place_policy_parse),
+ * "tree-switches" (tree with --switches), or "lookahead" (base tree) /
+ * "lookahead-model" (base model). 0, or -1 for
  * an unknown name. */
 int sim_config_set_policy(sim_config *cfg, const char *name);
 /* The name sim_config_set_policy took. */
@@ -89,6 +95,7 @@ typedef struct sim_metrics {
 	double cross_group_bytes_heavy; /* of which between hosts in different groups */
 	double cross_leaf_frac, cross_group_frac;
 	double mean_comm_slowdown, p95_comm_slowdown; /* heavy jobs: runtime / trace runtime */
+	double comm_node_hours;  /* heavy jobs: (runtime - trace runtime) x hosts, hours */
 	double mean_wait_s, p95_wait_s;               /* all jobs */
 	double makespan_s;
 	double utilization;     /* GPU-seconds used / (GPUs x makespan) */
