@@ -39,12 +39,31 @@ void sim_config_init(sim_config *cfg)
 	*cfg = default_config;
 }
 
+/* The engine policies told run-time predictions instead of limits. */
+static const struct {
+	const char *name;
+	place_policy policy;
+	int rt;
+} predicted[] = {
+	{"model+pred", PLACE_POLICY_MODEL, SIM_RT_LEARNED},
+	{"gnn+pred", PLACE_POLICY_GNN, SIM_RT_LEARNED},
+	{"model+oracle", PLACE_POLICY_MODEL, SIM_RT_ORACLE},
+	{"gnn+oracle", PLACE_POLICY_GNN, SIM_RT_ORACLE},
+};
+
 int sim_config_set_policy(sim_config *cfg, const char *name)
 {
 	int p = place_policy_parse(name);
 
 	cfg->lookahead = 0;
 	cfg->tree_switches = 0;
+	cfg->runtime_prediction = SIM_RT_LIMIT;
+	for (size_t i = 0; name && i < sizeof(predicted) / sizeof(predicted[0]); i++)
+		if (!strcmp(name, predicted[i].name)) {
+			cfg->policy = predicted[i].policy;
+			cfg->runtime_prediction = predicted[i].rt;
+			return 0;
+		}
 	if (name && !strcmp(name, "tree-switches")) {
 		cfg->tree_switches = 1;
 		p = PLACE_POLICY_TREE;
@@ -67,6 +86,9 @@ const char *sim_config_policy_name(const sim_config *cfg)
 		return cfg->policy == PLACE_POLICY_MODEL ? "lookahead-model" : "lookahead";
 	if (cfg->tree_switches)
 		return "tree-switches";
+	for (size_t i = 0; i < sizeof(predicted) / sizeof(predicted[0]); i++)
+		if (cfg->runtime_prediction == predicted[i].rt && cfg->policy == predicted[i].policy)
+			return predicted[i].name;
 	return place_policy_name(cfg->policy);
 }
 
@@ -170,6 +192,18 @@ void sim_recompute_rates(sim *s)
 
 /* ---- starting and ending jobs ---------------------------------------------- */
 
+double sim_expected_end(const sim *s, const sjob *j)
+{
+	double limit_end = j->start + j->req, e;
+
+	if (j->pred <= 0) /* as Slurm, from the time limit */
+		return limit_end;
+	e = j->start + j->pred;
+	if (e < s->now) /* past its prediction: as long again as it has run */
+		e = s->now + (s->now - j->start);
+	return e < limit_end ? e : limit_end;
+}
+
 int sim_start_job(sim *s, int idx, const int *hosts, topo_error *err)
 {
 	sjob *j = &s->jobs[idx];
@@ -200,8 +234,7 @@ int sim_start_job(sim *s, int idx, const int *hosts, topo_error *err)
 	hosts_take(s, j, +1);
 	j->status = J_RUNNING;
 	j->start = s->now;
-	/* the engine predicts frees from requested times, as Slurm from limits */
-	place_state_set_job_end(s->st, (uint32_t)idx + 1, j->start + j->req);
+	place_state_set_job_end(s->st, (uint32_t)idx + 1, sim_expected_end(s, j));
 	j->work_left = j->base;
 	j->rate = 1.0;
 	s->run[s->nrun++] = idx;
@@ -224,6 +257,8 @@ static void end_job(sim *s, int ri)
 		s->net_dirty = 1;
 	s->run[ri] = s->run[--s->nrun];
 	s->done++;
+	if (s->rt && !s->is_fork) /* learned as the plugin would: its elapsed time */
+		(void)place_runtime_observe(s->rt, &j->rtj, j->end - j->start);
 	if (s->cfg->decision_log && !s->is_fork)
 		(void)place_record_write_end(s->cfg->decision_log, (uint32_t)idx + 1,
 					     s->cfg->log_epoch + s->now, j->end - j->start,
@@ -247,6 +282,7 @@ void sim_build_request(const sim *s, int idx, place_request *r)
 	r->exclusive = j->gpus <= 0 && j->cores <= 0;
 	if (j->heavy)
 		r->comm = j->comm;
+	r->predicted_runtime_s = j->pred;
 }
 
 /* The engine deferred job idx (queue entry qi) for locality: remember
@@ -600,6 +636,13 @@ static void tell_queue(sim *s)
 
 	for (int i = 0; i < s->nq; i++)
 		hosts += s->jobs[s->queue[i]].nh;
+	for (int i = 0; i < s->nrun; i++) { /* jobs past their predicted ends */
+		const sjob *j = &s->jobs[s->run[i]];
+
+		if (j->pred > 0 && j->start + j->pred < s->now)
+			place_state_set_job_end(s->st, (uint32_t)s->run[i] + 1,
+						sim_expected_end(s, j));
+	}
 	place_state_set_clock(s->st, s->now);
 	place_state_set_queue(s->st, s->nq, hosts);
 }
@@ -731,6 +774,10 @@ int sim_loop(sim *s, double until, topo_error *err)
 			sjob *j = &s->jobs[s->next_arrival];
 
 			if (j->status == J_FUTURE) {
+				if (s->cfg->runtime_prediction == SIM_RT_ORACLE)
+					j->pred = j->base;
+				else if (s->rt)
+					j->pred = place_runtime_predict(s->rt, &j->rtj);
 				j->status = J_QUEUED;
 				s->queue[s->nq++] = s->next_arrival;
 				changed = 1;
@@ -778,6 +825,7 @@ void sim_free(sim *s)
 	free(s->defer_mask);
 	place_state_free(s->st);
 	if (!s->is_fork) {
+		place_runtime_free(s->rt);
 		place_features_free(s->feat);
 		place_engine_free(s->eng);
 		sim_net_free(s->net);
@@ -844,6 +892,9 @@ static void init_jobs(sim *s, const topo_trace *tr)
 		j->defer_start = -1;
 		j->hold_until = -1;
 		j->switch_start = -1;
+		j->rtj = (place_runtime_job){t->user, t->group,
+					     t->app >= 0 ? (uint32_t)t->app + 1 : 0,
+					     t->limit_known ? t->requested : 0, t->procs, t->submit};
 		j->base = t->runtime;
 		j->req = t->requested > t->runtime ? t->requested : t->runtime;
 		j->status = j->nh > s->H ? J_DROPPED : J_FUTURE;
@@ -983,6 +1034,10 @@ int sim_run(const place_cluster *c, const topo_trace *trace, const sim_config *c
 	if (cfg->training &&
 	    !(s.feat = place_features_new(c, pc.frag_weight, pc.hop_latency_us))) {
 		topo_error_set(err, "", 0, "out of memory building the training features");
+		goto out;
+	}
+	if (cfg->runtime_prediction == SIM_RT_LEARNED && !(s.rt = place_runtime_new())) {
+		topo_error_set(err, "", 0, "out of memory for the run-time predictor");
 		goto out;
 	}
 	if (sim_alloc(&s) || !(s.lat = calloc(2 * (size_t)s.nj + 2, sizeof(double))) ||

@@ -9,6 +9,7 @@
 #define SIM_INTERNAL_H
 
 #include "place_features.h"
+#include "place_runtime.h"
 #include "sim.h"
 #include "sim_samples.h"
 
@@ -117,6 +118,8 @@ typedef struct sjob {
 				* before this time (-1 never) */
 	double switch_start;   /* tree-switches: Slurm's wait4switch_start, set
 				* at its first evaluation (-1 not yet) */
+	place_runtime_job rtj; /* what a predictor knows of it at submit */
+	double pred;           /* its predicted run time at submit, 0 none */
 } sjob;
 
 typedef struct sim {
@@ -171,6 +174,7 @@ typedef struct sim {
 	long deferrals;
 	char last_reason[256]; /* the engine's last refusal */
 	long lookahead_changed; /* decisions where the lookahead left the base choice */
+	place_runtime *rt;      /* SIM_RT_LEARNED: the run's predictor (forks read it) */
 } sim;
 
 /* Arrays sized by the cluster and job count (shared by runs and forks). */
@@ -185,6 +189,10 @@ int sim_schedule(sim *s, topo_error *err);
 int sim_loop(sim *s, double until, topo_error *err);
 /* The communicating jobs' speeds after a start or end. */
 void sim_recompute_rates(sim *s);
+/* When the engine expects running job j to end: its start + limit, or
+ * with a run-time prediction its predicted end (once past it, as long again
+ * as it has run), never after the limit. */
+double sim_expected_end(const sim *s, const sjob *j);
 /* The engine's request for job idx. */
 void sim_build_request(const sim *s, int idx, place_request *r);
 /* Fabric bytes of a started job over its whole life: all, between leaves,
