@@ -18,7 +18,10 @@
  *      oversubscription whose leaves reach 16 of 24 spines each (any two
  *      leaves share some), SHARP on every leaf and spines 1-8 only (reached
  *      by the leaves of all groups but 3, 6, 9, 12 and 15), KTH jobs scaled
- *      4x, half of the heavy jobs SHARP users.
+ *      4x, half of the heavy jobs SHARP users;
+ *   6. light load: a generated 256-host, 4-rail fat-tree (16 groups of 16)
+ *      with the KTH log unscaled, about 27% utilisation: waiting for
+ *      locality must not make waits worse there.
  * A seed changes the communication profile each multi-node job draws (so
  * which jobs are heavy and how many bytes they send), not the trace. For
  * every seed each policy runs on the same workload; its ratio to tree's
@@ -28,7 +31,7 @@
  * multi-group placements among them) are printed too.
  *
  *   placement [--quick] [--json] [--seeds N] [--scenario K] [--model FILE]
- *             [--jobs1 N] ... [--jobs5 N] [--policies LIST]
+ *             [--jobs1 N] ... [--jobs6 N] [--policies LIST]
  *             [--locality-wait FRAC[,CAP]]
  *
  * --locality-wait: how long heavy jobs under model and gnn may wait for
@@ -60,8 +63,8 @@
 #endif
 
 #define MAX_SEEDS 30
-#define MAX_POL PLACE_POLICY_COUNT
-#define NSCEN 5
+#define MAX_POL 12 /* policy names: engine policies and the simulator's variants */
+#define NSCEN 6
 
 /* The metrics reported as ratios to tree, by their sim_metrics_json key,
  * with the table's short title. */
@@ -404,7 +407,8 @@ static int parse_opts(int argc, char **argv, opts *o)
 	o->jobs[2] = 3000;
 	o->jobs[3] = 3000;
 	o->jobs[4] = 3000;
-	o->policies = "tree,tree-switches,model,gnn";
+	o->jobs[5] = 3000;
+	o->policies = "tree,tree-switches,model,gnn,model+pred,gnn+pred";
 	o->wait_frac = PLACE_LOCALITY_WAIT_FRAC_DEFAULT;
 	o->wait_cap_s = PLACE_LOCALITY_WAIT_CAP_S_DEFAULT;
 	for (int i = 1; i < argc; i++) {
@@ -487,6 +491,10 @@ int main(int argc, char **argv)
 		 "half of the heavy jobs SHARP users",
 		 "fattree", "groups=16,hosts=32,rails=1,oversub=2,spines=24,sharp=8", {kth}, 1, 0, 4,
 		 0, 0.5},
+		{"fattree256-light-kth",
+		 "6. light load: a generated 256-host, 4-rail fat-tree (16 groups of 16), the KTH "
+		 "log unscaled (about 27% utilisation)",
+		 "fattree", "groups=16,hosts=16,rails=4", {kth}, 1, 0, 1, 0, 0},
 	};
 	topo_comm_profile prof[4];
 	topo_error err;
