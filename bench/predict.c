@@ -18,6 +18,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,8 +53,17 @@ static place_runtime_job job_of(const trace_job *t)
 	return j;
 }
 
-/* Replay jobs [0, n) of t; err[m][i] = prediction - true run time. 0 or -1. */
-static int replay(const topo_trace *t, int n, double **err)
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* Replay jobs [0, n) of t; err[m][i] = prediction - true run time, lat[i]
+ * the predictor's wall time for job i (us). 0 or -1. */
+static int replay(const topo_trace *t, int n, double **err, double *lat)
 {
 	event *ev = calloc(2 * (size_t)n + 1, sizeof(*ev));
 	place_runtime *p = place_runtime_new();
@@ -81,7 +91,12 @@ static int replay(const topo_trace *t, int n, double **err)
 		}
 		err[M_LIMIT][ev[k].job] = limit - tj->runtime;
 		err[M_LAST2][ev[k].job] = place_runtime_last_two(p, &j) - tj->runtime;
-		err[M_PRED][ev[k].job] = place_runtime_predict(p, &j) - tj->runtime;
+		{
+			double t0 = now_us(), x = place_runtime_predict(p, &j);
+
+			lat[ev[k].job] = now_us() - t0;
+			err[M_PRED][ev[k].job] = x - tj->runtime;
+		}
 		err[M_ORACLE][ev[k].job] = 0;
 	}
 	rc = 0;
@@ -142,7 +157,7 @@ static int bench_trace(const char *path, int jobs)
 	topo_trace t;
 	topo_error err;
 	char buf[1024], title[1200];
-	double *e[NM];
+	double *e[NM], *lat;
 	int rc = -1, n;
 
 	trace_init(&t);
@@ -156,7 +171,8 @@ static int bench_trace(const char *path, int jobs)
 	n = t.njobs;
 	for (int m = 0; m < NM; m++)
 		e[m] = malloc((size_t)n * sizeof(double) + 1);
-	if (e[0] && e[1] && e[2] && e[3] && replay(&t, n, e) == 0) {
+	lat = malloc((size_t)n * sizeof(double) + 1);
+	if (e[0] && e[1] && e[2] && e[3] && lat && replay(&t, n, e, lat) == 0) {
 		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 
 		snprintf(title, sizeof(title), "%s, all", base);
@@ -167,12 +183,16 @@ static int bench_trace(const char *path, int jobs)
 			snprintf(title, sizeof(title), "%s, its second half", base);
 			report(title, e, n / 2, n);
 		}
+		topo_sort_doubles(lat, (size_t)n);
+		printf("prediction latency over %d jobs: p50 %.2f us, p99 %.2f us\n\n", n,
+		       topo_quantile(lat, (size_t)n, 0.5), topo_quantile(lat, (size_t)n, 0.99));
 		rc = 0;
 	} else {
 		fprintf(stderr, "predict: %s: out of memory\n", path);
 	}
 	for (int m = 0; m < NM; m++)
 		free(e[m]);
+	free(lat);
 	trace_free(&t);
 	return rc;
 }
