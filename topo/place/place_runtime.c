@@ -22,6 +22,12 @@
 #define RT_ALPHA_GLOBAL 0.02
 #define RT_FORMAT "topognn-runtime"
 #define RT_VERSION 1
+/* counts a saved state may hold: far beyond any cluster, and below where
+ * one more job could push a count past what loads again */
+#define RT_MAX_COUNT 4e18
+#define RT_MAX_RATIO 1e3    /* run time / limit learned, at most */
+#define RT_MAX_SECONDS 1e11 /* a run time learned, at most (3,000 years) */
+#define RT_MAX_SAVED 1e12   /* any saved time or error, at most */
 
 enum { EST_LIMIT, EST_LAST2, EST_SIG2, EST_LIM3, EST_MED5, EST_RATIO, EST_LAST1, NEST };
 enum { COLD_LIMIT, COLD_RATIO, NCOLD };
@@ -319,7 +325,8 @@ static void score(rt_ledger *led, const double *est, double runtime, double alph
 		double x = !isnan(est[c]) ? est[c] : !isnan(est[EST_LIMIT]) ? est[EST_LIMIT]
 									      : 0;
 
-		led->err[c] = ew(led->err[c], fabs(cap_at_limit(x, j) - runtime), led->n, alpha);
+		led->err[c] = ew(led->err[c], fmin(fabs(cap_at_limit(x, j) - runtime), RT_MAX_SAVED),
+				 led->n, alpha);
 	}
 }
 
@@ -328,15 +335,15 @@ static void learn(rt_entity *e, const place_runtime_job *j, double runtime)
 	rt_past *q = &e->past[e->head];
 
 	q->runtime = runtime;
-	q->limit = j->limit_s;
-	q->size = j->size;
+	q->limit = fmin(j->limit_s, RT_MAX_SAVED);
+	q->size = j->size < -1 ? -1 : j->size > 1000000000 ? 1000000000 : j->size;
 	q->app = j->app;
 	e->head = (e->head + 1) % RT_RING;
 	if (e->n < RT_RING)
 		e->n++;
 	e->nobs++;
 	if (j->limit_s > 0) {
-		double r = runtime / j->limit_s;
+		double r = fmin(runtime / j->limit_s, RT_MAX_RATIO);
 
 		e->ratio = e->ratio < 0 ? r : e->ratio + RT_ALPHA * (r - e->ratio);
 	}
@@ -350,6 +357,7 @@ int place_runtime_observe(place_runtime *p, const place_runtime_job *j, double r
 
 	if (!(runtime_s > 0))
 		return 0;
+	runtime_s = fmin(runtime_s, RT_MAX_SECONDS);
 	if (hist) {
 		estimate(hist, j, est);
 		score(&hist->led, est, runtime_s, RT_ALPHA, j);
@@ -361,7 +369,8 @@ int place_runtime_observe(place_runtime *p, const place_runtime_job *j, double r
 		p->cold_n++;
 		for (int c = 0; c < NCOLD; c++)
 			if (!isnan(cold[c]))
-				p->cold_err[c] = ew(p->cold_err[c], fabs(cold[c] - runtime_s),
+				p->cold_err[c] = ew(p->cold_err[c],
+						    fmin(fabs(cold[c] - runtime_s), RT_MAX_SAVED),
 						    p->cold_n, RT_ALPHA_GLOBAL);
 	}
 	/* history_of's pointer may move when get() grows the table */
@@ -377,9 +386,11 @@ int place_runtime_observe(place_runtime *p, const place_runtime_job *j, double r
 		learn(g, j, runtime_s);
 	p->nobs++;
 	p->mean_runtime = ew(p->mean_runtime, runtime_s, p->nobs, RT_ALPHA_GLOBAL);
-	if (j->limit_s > 0)
-		p->ratio = p->ratio < 0 ? runtime_s / j->limit_s
-					: p->ratio + RT_ALPHA_GLOBAL * (runtime_s / j->limit_s - p->ratio);
+	if (j->limit_s > 0) {
+		double r = fmin(runtime_s / j->limit_s, RT_MAX_RATIO);
+
+		p->ratio = p->ratio < 0 ? r : p->ratio + RT_ALPHA_GLOBAL * (r - p->ratio);
+	}
 	return rc;
 }
 
@@ -464,10 +475,10 @@ static int inum(rt_reader *r, double lo, double hi, const char *what, long *out)
 
 static int load_ledger(rt_reader *r, rt_ledger *led)
 {
-	if (inum(r, 0, 1e15, "scored jobs", &led->n))
+	if (inum(r, 0, RT_MAX_COUNT, "scored jobs", &led->n))
 		return -1;
 	for (int c = 0; c < NEST; c++)
-		if (num(r, 0, 1e12, "estimator error", &led->err[c]))
+		if (num(r, 0, RT_MAX_SAVED, "estimator error", &led->err[c]))
 			return -1;
 	return 0;
 }
@@ -500,11 +511,11 @@ static int load_global(rt_reader *r, place_runtime *p)
 	if (strncmp(r->p, "global ", 7))
 		return bad(r, "expected the \"global\" line");
 	r->p += 7;
-	if (inum(r, 0, 1e15, "jobs", &p->nobs) || num(r, -1, 1e6, "ratio", &p->ratio) ||
-	    num(r, 0, 1e12, "mean run time", &p->mean_runtime) || load_ledger(r, &p->global) ||
-	    inum(r, 0, 1e15, "cold jobs", &p->cold_n) ||
-	    num(r, 0, 1e12, "cold error", &p->cold_err[0]) ||
-	    num(r, 0, 1e12, "cold error", &p->cold_err[1]))
+	if (inum(r, 0, RT_MAX_COUNT, "jobs", &p->nobs) || num(r, -1, 1e6, "ratio", &p->ratio) ||
+	    num(r, 0, RT_MAX_SAVED, "mean run time", &p->mean_runtime) || load_ledger(r, &p->global) ||
+	    inum(r, 0, RT_MAX_COUNT, "cold jobs", &p->cold_n) ||
+	    num(r, 0, RT_MAX_SAVED, "cold error", &p->cold_err[0]) ||
+	    num(r, 0, RT_MAX_SAVED, "cold error", &p->cold_err[1]))
 		return -1;
 	return line_end(r);
 }
@@ -520,7 +531,7 @@ static int load_entity(rt_reader *r, place_runtime *p)
 	if (!kind)
 		return bad(r, "expected a \"user\" or \"group\" line");
 	r->p += kind == KIND_USER ? 5 : 6;
-	if (inum(r, 0, 2147483647.0, "id", &id) || inum(r, 0, 1e15, "jobs", &nobs) ||
+	if (inum(r, 0, 2147483647.0, "id", &id) || inum(r, 0, RT_MAX_COUNT, "jobs", &nobs) ||
 	    num(r, -1, 1e6, "ratio", &ratio))
 		return -1;
 	if (find(p, kind, (int)id))
@@ -535,8 +546,8 @@ static int load_entity(rt_reader *r, place_runtime *p)
 		rt_past *q = &e->past[e->head];
 		long size, app;
 
-		if (num(r, 0, 1e12, "run time", &q->runtime) ||
-		    num(r, 0, 1e12, "limit", &q->limit) || inum(r, -1, 1e9, "size", &size) ||
+		if (num(r, 0, RT_MAX_SAVED, "run time", &q->runtime) ||
+		    num(r, 0, RT_MAX_SAVED, "limit", &q->limit) || inum(r, -1, 1e9, "size", &size) ||
 		    inum(r, 0, 4294967295.0, "application", &app))
 			return -1;
 		q->size = (int)size;
