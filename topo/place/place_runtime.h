@@ -37,7 +37,9 @@ typedef struct place_runtime_job {
 	uint32_t app;      /* a hash of the job name or executable */
 	double limit_s;    /* requested time limit */
 	int size;          /* nodes (or processors) */
-	double submit_s;   /* submit time (seconds, any epoch) */
+	double submit_s;   /* submit time (seconds, any epoch); not used yet: a
+			    * time-of-day estimator was measured worse
+			    * (docs/bench.md) */
 } place_runtime_job;
 
 typedef struct place_runtime place_runtime;
