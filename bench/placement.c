@@ -18,7 +18,10 @@
  *      oversubscription whose leaves reach 16 of 24 spines each (any two
  *      leaves share some), SHARP on every leaf and spines 1-8 only (reached
  *      by the leaves of all groups but 3, 6, 9, 12 and 15), KTH jobs scaled
- *      4x, half of the heavy jobs SHARP users.
+ *      4x, half of the heavy jobs SHARP users;
+ *   6. light load: a generated 256-host, 4-rail fat-tree (16 groups of 16)
+ *      with the KTH log unscaled, about 27% utilisation: waiting for
+ *      locality must not make waits worse there.
  * A seed changes the communication profile each multi-node job draws (so
  * which jobs are heavy and how many bytes they send), not the trace. For
  * every seed each policy runs on the same workload; its ratio to tree's
@@ -28,7 +31,7 @@
  * multi-group placements among them) are printed too.
  *
  *   placement [--quick] [--json] [--seeds N] [--scenario K] [--model FILE]
- *             [--jobs1 N] ... [--jobs5 N] [--policies LIST]
+ *             [--jobs1 N] ... [--jobs6 N] [--policies LIST]
  *             [--locality-wait FRAC[,CAP]]
  *
  * --locality-wait: how long heavy jobs under model and gnn may wait for
@@ -60,8 +63,8 @@
 #endif
 
 #define MAX_SEEDS 30
-#define MAX_POL PLACE_POLICY_COUNT
-#define NSCEN 5
+#define MAX_POL 12 /* policy names: engine policies and the simulator's variants */
+#define NSCEN 6
 
 /* The metrics reported as ratios to tree, by their sim_metrics_json key,
  * with the table's short title. */
@@ -78,6 +81,7 @@ static const struct metric {
 	{"utilization", "util", 0},
 	{"useful_utilization", "useful", 0},
 	{"mean_comm_slowdown", "slow", 0},
+	{"comm_node_hours", "comm_nh", 0},
 	{"makespan_s", "makespan", 0},
 };
 #define NMET (sizeof(metrics) / sizeof(metrics[0]))
@@ -246,19 +250,33 @@ out_quiet:
 	return rc;
 }
 
-static int tree_index(const runs *r)
+static int policy_index(const runs *r, const char *name)
 {
 	for (int p = 0; p < r->npol; p++)
-		if (strcmp(r->names[p], "tree") == 0)
+		if (strcmp(r->names[p], name) == 0)
 			return p;
 	return -1;
+}
+
+static int tree_index(const runs *r)
+{
+	return policy_index(r, "tree");
+}
+
+static size_t metric_index(const char *key)
+{
+	size_t k = 0;
+
+	while (k < NMET - 1 && strcmp(metrics[k].key, key))
+		k++;
+	return k;
 }
 
 static void print_ratio_row(const runs *r, int tree, int p, const char *name)
 {
 	double v[MAX_SEEDS], mean, lo, hi;
 
-	printf("%-9s", name);
+	printf("%-13s", name);
 	for (size_t k = 0; k < NMET; k++) {
 		int n = (p >= 0 || metrics[k].bound) ? ratios(r, tree, p, k, v) : 0;
 
@@ -273,45 +291,60 @@ static void print_ratio_row(const runs *r, int tree, int p, const char *name)
 	putchar('\n');
 }
 
-static void print_scenario(const scenario *sc, const runs *r)
+/* The ratio block of every policy (and the bound) to policy `base`. */
+static void print_ratios(const runs *r, int base)
 {
-	int tree = tree_index(r);
-
-	printf("== %s\n%d hosts, %d jobs, %d seeds (1..%d), %.0f s\n", sc->title, r->hosts,
-	       r->njobs, r->nseeds, r->nseeds, r->elapsed_s);
-	printf("mean over seeds (bytes in PB):\n%-9s %9s %9s %8s %8s %8s %8s %8s\n", "policy",
-	       "xgroup_PB", "xleaf_PB", "multi_g", "avoid_g", "wait_s", "util%", "useful%");
-	for (int p = -1; p < r->npol; p++) {
-		if (p < 0 && tree < 0)
-			continue;
-		printf("%-9s %9.3f %9.3f %8.1f %8.1f", p < 0 ? "bound" : r->names[p],
-		       abs_mean(r, p, 0) * 1e-15, abs_mean(r, p, 1) * 1e-15, abs_mean(r, p, 2),
-		       p < 0 ? 0.0 : abs_mean(r, p, 3));
-		if (p < 0)
-			printf(" %8s %8s %8s\n", "-", "-", "-");
-		else
-			printf(" %8.0f %8.1f %8.1f\n", abs_mean(r, p, 4), 100 * abs_mean(r, p, 6),
-			       100 * abs_mean(r, p, 7));
-	}
-	if (tree < 0) {
-		printf("(no tree run: no ratios)\n\n");
-		return;
-	}
-	printf("ratio to tree, mean ± half-width of the 95%% t-interval over seeds "
-	       "(lower is better except util):\n%-9s", "policy");
+	printf("ratio to %s, mean ± half-width of the 95%% t-interval over seeds "
+	       "(lower is better except util):\n%-13s", r->names[base], "policy");
 	for (size_t k = 0; k < NMET; k++)
 		printf(" %15s", metrics[k].title);
 	putchar('\n');
 	for (int p = 0; p < r->npol; p++)
-		print_ratio_row(r, tree, p, r->names[p]);
-	print_ratio_row(r, tree, -1, "bound");
+		print_ratio_row(r, base, p, r->names[p]);
+	print_ratio_row(r, base, -1, "bound");
 	putchar('\n');
 }
 
-/* {"ratio_mean": {metric: x}, "ratio_ci95": {metric: [lo, hi]}, "mean": {...}} */
-static json_t *policy_json(const runs *r, int tree, int p)
+static void print_scenario(const scenario *sc, const runs *r)
 {
-	json_t *o = json_object(), *mean = json_object(), *ci = json_object(), *abs = json_object();
+	int tree = tree_index(r), sw = policy_index(r, "tree-switches");
+	size_t slow = metric_index("mean_comm_slowdown"), nh = metric_index("comm_node_hours");
+
+	printf("== %s\n%d hosts, %d jobs, %d seeds (1..%d), %.0f s\n", sc->title, r->hosts,
+	       r->njobs, r->nseeds, r->nseeds, r->elapsed_s);
+	printf("mean over seeds (bytes in PB; slow: heavy jobs' mean comm slowdown, comm_nh: "
+	       "the node-hours it cost):\n%-13s %9s %9s %8s %8s %8s %8s %8s %7s %8s\n", "policy",
+	       "xgroup_PB", "xleaf_PB", "multi_g", "avoid_g", "wait_s", "util%", "useful%", "slow",
+	       "comm_nh");
+	for (int p = -1; p < r->npol; p++) {
+		if (p < 0 && tree < 0)
+			continue;
+		printf("%-13s %9.3f %9.3f %8.1f %8.1f", p < 0 ? "bound" : r->names[p],
+		       abs_mean(r, p, 0) * 1e-15, abs_mean(r, p, 1) * 1e-15, abs_mean(r, p, 2),
+		       p < 0 ? 0.0 : abs_mean(r, p, 3));
+		if (p < 0)
+			printf(" %8s %8s %8s %7s %8s\n", "-", "-", "-", "-", "-");
+		else
+			printf(" %8.0f %8.1f %8.1f %7.4f %8.1f\n", abs_mean(r, p, 4),
+			       100 * abs_mean(r, p, 6), 100 * abs_mean(r, p, 7), abs_mean(r, p, slow),
+			       abs_mean(r, p, nh));
+	}
+	if (tree < 0 && sw < 0) {
+		printf("(no tree run: no ratios)\n\n");
+		return;
+	}
+	if (tree >= 0)
+		print_ratios(r, tree);
+	if (sw >= 0)
+		print_ratios(r, sw);
+}
+
+/* Ratios of policy p (the bound, p < 0) to policy base into o as
+ * {mean_key: {metric: x}, ci_key: {metric: [lo, hi]}}. */
+static void ratios_json(json_t *o, const runs *r, int base, int p, const char *mean_key,
+			const char *ci_key)
+{
+	json_t *mean = json_object(), *ci = json_object();
 
 	for (size_t k = 0; k < NMET; k++) {
 		double v[MAX_SEEDS], mu, lo, hi;
@@ -319,17 +352,35 @@ static json_t *policy_json(const runs *r, int tree, int p)
 
 		if (p < 0 && !metrics[k].bound)
 			continue;
-		json_object_set_new(abs, metrics[k].key, json_real(abs_mean(r, p, k)));
-		if (tree < 0)
-			continue;
-		n = ratios(r, tree, p, k, v);
+		n = ratios(r, base, p, k, v);
 		mean_ci(v, n, &mu, &lo, &hi);
 		json_object_set_new(mean, metrics[k].key, isfinite(mu) ? json_real(mu) : json_null());
 		json_object_set_new(ci, metrics[k].key,
 				    isfinite(lo) ? json_pack("[f,f]", lo, hi) : json_null());
 	}
-	json_object_set_new(o, "ratio_mean", mean);
-	json_object_set_new(o, "ratio_ci95", ci);
+	json_object_set_new(o, mean_key, mean);
+	json_object_set_new(o, ci_key, ci);
+}
+
+/* {"ratio_mean": {metric: x}, "ratio_ci95": {metric: [lo, hi]} (to tree),
+ * the same to tree-switches when it ran ("ratio_mean_tree_switches",
+ * "ratio_ci95_tree_switches"), "mean": {...}} */
+static json_t *policy_json(const runs *r, int tree, int p)
+{
+	json_t *o = json_object(), *abs = json_object();
+	int sw = policy_index(r, "tree-switches");
+
+	for (size_t k = 0; k < NMET; k++)
+		if (p >= 0 || metrics[k].bound)
+			json_object_set_new(abs, metrics[k].key, json_real(abs_mean(r, p, k)));
+	if (tree >= 0)
+		ratios_json(o, r, tree, p, "ratio_mean", "ratio_ci95");
+	else {
+		json_object_set_new(o, "ratio_mean", json_object());
+		json_object_set_new(o, "ratio_ci95", json_object());
+	}
+	if (sw >= 0)
+		ratios_json(o, r, sw, p, "ratio_mean_tree_switches", "ratio_ci95_tree_switches");
 	json_object_set_new(o, "mean", abs);
 	return o;
 }
@@ -356,7 +407,8 @@ static int parse_opts(int argc, char **argv, opts *o)
 	o->jobs[2] = 3000;
 	o->jobs[3] = 3000;
 	o->jobs[4] = 3000;
-	o->policies = "tree,model,gnn";
+	o->jobs[5] = 3000;
+	o->policies = "tree,tree-switches,model,gnn,model+pred,gnn+pred";
 	o->wait_frac = PLACE_LOCALITY_WAIT_FRAC_DEFAULT;
 	o->wait_cap_s = PLACE_LOCALITY_WAIT_CAP_S_DEFAULT;
 	for (int i = 1; i < argc; i++) {
@@ -439,6 +491,10 @@ int main(int argc, char **argv)
 		 "half of the heavy jobs SHARP users",
 		 "fattree", "groups=16,hosts=32,rails=1,oversub=2,spines=24,sharp=8", {kth}, 1, 0, 4,
 		 0, 0.5},
+		{"fattree256-light-kth",
+		 "6. light load: a generated 256-host, 4-rail fat-tree (16 groups of 16), the KTH "
+		 "log unscaled (about 27% utilisation)",
+		 "fattree", "groups=16,hosts=16,rails=4", {kth}, 1, 0, 1, 0, 0},
 	};
 	topo_comm_profile prof[4];
 	topo_error err;

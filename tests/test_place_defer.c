@@ -138,6 +138,38 @@ static void test_defer_budget(void **st)
 	fx_close(&f);
 }
 
+/* With a run-time prediction, a hold must be shorter than the
+ * communication share of the predicted run time (the most the better set
+ * could save the job): su2 frees in 500 s. The share is the analytic
+ * model's collective time of the set chosen now against the job's compute
+ * per iteration. A prediction never replaces the limit in the budget. */
+static void test_defer_own_gain(void **st)
+{
+	fx f;
+	place_decision d;
+	place_request r = heavy(3, 100000, 0);
+	double share;
+
+	fx_open(&f, 0.5, 0);
+	fragmented(&f);
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 1);
+	assert_true(d.chosen.comm_time_s > 0);
+	share = d.chosen.comm_time_s / (r.comm.compute_s_per_iter + d.chosen.comm_time_s);
+	/* 500 s is within the share of a predicted 2 x 500 / share */
+	r.predicted_runtime_s = 2 * 500 / share;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 1);
+	assert_true(d.defer_budget_s == 50000);
+	/* but not of a predicted 0.5 x 500 / share: placed now */
+	r.predicted_runtime_s = 0.5 * 500 / share;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	assert_int_equal(d.chosen.groups, 2);
+	assert_non_null(strstr(d.defer_why, "communication in its predicted run time"));
+	fx_close(&f);
+}
+
 static void test_defer_not_applicable(void **st)
 {
 	fx f;
@@ -262,6 +294,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defer_until_group_frees),
 		cmocka_unit_test(test_defer_budget),
+		cmocka_unit_test(test_defer_own_gain),
 		cmocka_unit_test(test_defer_not_applicable),
 		cmocka_unit_test(test_defer_slurm_node_map),
 		cmocka_unit_test(test_locality_wait_parse),

@@ -538,6 +538,149 @@ static void test_lookahead_defer(void **state)
 	world_free(&w);
 }
 
+/* The SuperPOD dump has hosts with fewer than 4 HCAs. A ring's rails are
+ * those all of its hosts have, whichever host comes first, and no flow is
+ * dropped: every host sends on each of them. The work (iterations) of a
+ * job is the trace's: the same on any hosts. */
+static void test_ring_rails(void **state)
+{
+	struct world w;
+	topo_error err;
+	sim_net *n;
+	sim_flows a = {0}, b = {0};
+	int shortr = -1, full = -1, ha[2], hb[2];
+	double bpf_a, bpf_b, ti_a, ti_b;
+
+	(void)state;
+	w.g = sim_load_graph("ibnetdiscover", FIXTURES_DIR "/fabrics/dgx-h100-superpod.ibnetdiscover",
+			     &err);
+	assert_non_null(w.g);
+	w.c = place_cluster_new(w.g, &err);
+	assert_non_null(w.c);
+	n = sim_net_new(w.c, &err);
+	assert_non_null(n);
+	assert_int_equal(sim_net_nrails(n), 4);
+	for (int h = 0; h < place_cluster_nhosts(w.c); h++) {
+		int k = 0;
+
+		for (int r = 0; r < 4; r++)
+			k += sim_net_host_leaf(n, h, r) >= 0;
+		if (k == 4 && full < 0)
+			full = h;
+		if (k > 0 && k < 4 && shortr < 0)
+			shortr = h;
+	}
+	assert_true(shortr >= 0 && full >= 0);
+	ha[0] = hb[1] = shortr;
+	ha[1] = hb[0] = full;
+	assert_int_equal(sim_net_ring(n, ha, 2, &a), 0);
+	assert_int_equal(sim_net_ring(n, hb, 2, &b), 0);
+	assert_true(a.rails < 4 && a.rails >= 1);
+	assert_true(a.rails == b.rails && a.flows == b.flows);
+	assert_true(a.flows == 2 * a.rails); /* two ring edges, one flow per shared rail */
+	sim_ring_cost(n, &a, 2, 1e9, &bpf_a, &ti_a);
+	sim_ring_cost(n, &b, 2, 1e9, &bpf_b, &ti_b);
+	assert_true(bpf_a * a.flows == bpf_b * b.flows);
+	assert_float_equal(bpf_a * a.flows, 2 * 1e9, 1e-3); /* 2 (n-1)/n x bytes x n */
+	/* the reference collective: 4 rails at the fastest cable */
+	assert_float_equal(ti_a, 1e9 / 4 * 8 / (sim_net_ref_gbps(n) * 1e9), 1e-12);
+	assert_true(ti_a == ti_b);
+	sim_flows_free(&a);
+	sim_flows_free(&b);
+	sim_net_free(n);
+	world_free(&w);
+}
+
+static void switches_run(struct world *w, const topo_trace *t, double frac,
+			 const topo_comm_profile *prof, sim_metrics *m)
+{
+	sim_config cfg;
+	topo_error err;
+
+	sim_config_init(&cfg);
+	assert_int_equal(sim_config_set_policy(&cfg, "tree-switches"), 0);
+	assert_string_equal(sim_config_policy_name(&cfg), "tree-switches");
+	cfg.profiles = prof;
+	cfg.nprofiles = 2;
+	cfg.locality_wait_frac = frac;
+	if (sim_run(w->c, t, &cfg, m, &err))
+		fail_msg("sim: %s", err.text);
+	assert_string_equal(m->policy, "tree-switches");
+}
+
+/* tree-switches, Slurm's --switches=1@budget, on two groups of 4 hosts
+ * (4 rails: a tree leaf switch is a group). J1 (3 hosts, until 100) takes
+ * su1's 0-2, J2 (3 hosts, until 1000) su2's 4-6. J3 (2 hosts, heavy,
+ * limit 50) arrives at 10: it fits on hosts 3 and 7, over two leaf
+ * switches. Its wait starts at its first evaluation (10).
+ * - budget 2 x 50 s: it stays pending (best_switch false); backfill plans
+ *   it at 100 on su1 (J1's limit); it starts there at 100, wait 90, no byte
+ *   across groups.
+ * - budget 1 x 50 s: at 60 the wait is over: it takes hosts 3 and 7 then.
+ * - no budget: tree's own answer at 10. */
+static void test_tree_switches(void **state)
+{
+	struct world w;
+	topo_trace t;
+	topo_error err;
+	topo_comm_profile prof[2];
+	sim_metrics m, tree;
+
+	(void)state;
+	world_new(&w, "groups=2,hosts=4,rails=4");
+	assert_int_equal(sim_load_profiles(FIXTURES_DIR "/comm", prof, 2, &err), 2);
+	swf(&t, SWF(1, 0, 100, 3, 100) SWF(2, 0, 1000, 3, 1000) SWF(3, 10, 50, 2, 50));
+	switches_run(&w, &t, 2.0, prof, &m);
+	assert_int_equal(m.started, 3);
+	assert_int_equal(m.deferred_jobs, 1);
+	assert_float_equal(m.mean_defer_s, 90.0, 1e-9);
+	assert_float_equal(m.mean_wait_s, 90.0 / 3, 1e-9);
+	assert_true(m.cross_group_bytes_heavy == 0);
+	switches_run(&w, &t, 1.0, prof, &m);
+	assert_int_equal(m.deferred_jobs, 1);
+	assert_float_equal(m.mean_wait_s, 50.0 / 3, 1e-9);
+	assert_true(m.cross_group_bytes_heavy > 0);
+	switches_run(&w, &t, 0, prof, &m);
+	profiled_run(&w, &t, PLACE_POLICY_TREE, 1, 0, prof, 2, &tree);
+	assert_int_equal(m.deferred_jobs, 0);
+	assert_true(m.mean_wait_s == tree.mean_wait_s && tree.mean_wait_s == 0);
+	assert_true(m.cross_group_bytes_heavy == tree.cross_group_bytes_heavy);
+	trace_free(&t);
+	world_free(&w);
+}
+
+/* A held head's backfill (every policy's): J1 (3 hosts, until 100) on
+ * su1's 0-2, J2 (2 hosts, until 1000) on su2's 4-5 (tree's tightest
+ * fit); J3 (4 hosts, heavy) arrives at 10 and waits for one group
+ * (tree-switches, budget 2 x 100 s): backfill plans it on su1's hosts 0-3
+ * from 100. J4 (1 host, limit 500, at 20) would go to host 3 (tree's
+ * tightest fit) but may not use su1, as it would run past 100: it takes
+ * host 6. J5 (1 host, limit 50, at 30) ends before 100 and may use host 3.
+ * J3 starts at 100 on su1. Without the reservation J4 would hold host 3
+ * until 520, and J3 would wait out its budget (210) and cross groups. */
+static void test_held_reservation(void **state)
+{
+	struct world w;
+	topo_trace t;
+	topo_error err;
+	topo_comm_profile prof[2];
+	sim_metrics m;
+
+	(void)state;
+	world_new(&w, "groups=2,hosts=4,rails=4");
+	assert_int_equal(sim_load_profiles(FIXTURES_DIR "/comm", prof, 2, &err), 2);
+	swf(&t, SWF(1, 0, 100, 3, 100) SWF(2, 0, 1000, 2, 1000) SWF(3, 10, 100, 4, 100)
+		SWF(4, 20, 500, 1, 500) SWF(5, 30, 50, 1, 50));
+	switches_run(&w, &t, 2.0, prof, &m);
+	assert_int_equal(m.started, 5);
+	assert_int_equal(m.deferred_jobs, 0); /* it never fitted before 100 */
+	/* waits: J3 90, the others 0 */
+	assert_float_equal(m.mean_wait_s, 90.0 / 5, 1e-9);
+	assert_true(m.cross_group_bytes_heavy == 0);
+	trace_free(&t);
+	world_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -551,6 +694,9 @@ int main(void)
 		cmocka_unit_test(test_lookahead_defer),
 		cmocka_unit_test(test_sharp_streams),
 		cmocka_unit_test(test_sharp_and_nvlink_runs),
+		cmocka_unit_test(test_ring_rails),
+		cmocka_unit_test(test_tree_switches),
+		cmocka_unit_test(test_held_reservation),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -84,6 +84,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->gpus = 8;
 	o->depth = 100;
 	o->seed = 1;
+	/* the plugin's LocalityWait= default, so the simulator shows what an
+	 * admin gets (and tree-switches asks for the same budget) */
+	o->wait_frac = PLACE_LOCALITY_WAIT_FRAC_DEFAULT;
+	o->wait_cap_s = PLACE_LOCALITY_WAIT_CAP_S_DEFAULT;
 	o->progress = isatty(STDERR_FILENO);
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (c) {

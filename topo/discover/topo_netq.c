@@ -268,3 +268,13 @@ int topo_load_netq(topo_graph *g, const char *path, const topo_nic_rules *rules,
 
 	return load_root(g, root, &jerr, path, rules, err);
 }
+
+/* The fuzz target's entry (fuzz/fuzz_netq.c): the same from memory. */
+int topo_load_netq_mem(topo_graph *g, const char *text, size_t len, const char *source,
+		       const topo_nic_rules *rules, topo_error *err)
+{
+	json_error_t jerr;
+	json_t *root = json_loadb(text, len, 0, &jerr);
+
+	return load_root(g, root, &jerr, source, rules, err);
+}

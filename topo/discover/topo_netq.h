@@ -33,4 +33,8 @@
  * NIC roles. Returns 0, or -1 with err filled. */
 int topo_load_netq(topo_graph *g, const char *path, const topo_nic_rules *rules, topo_error *err);
 
+/* The same from memory; source names it in errors. */
+int topo_load_netq_mem(topo_graph *g, const char *text, size_t len, const char *source,
+		       const topo_nic_rules *rules, topo_error *err);
+
 #endif

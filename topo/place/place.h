@@ -187,6 +187,11 @@ typedef struct place_request {
 	double now_s;
 	double time_limit_s;
 	double deferred_s;
+	/* a prediction of the job's run time (place_runtime.h), 0: none. Read
+	 * only where the job's own duration is weighed: a locality hold must
+	 * be shorter than its communication share (place_defer.c), and the
+	 * packing of light jobs; it never shortens the limit. */
+	double predicted_runtime_s;
 } place_request;
 
 #define PLACE_MAX_ALTERNATIVES 8

@@ -14,7 +14,12 @@
  * predicted wait and the groups to keep for the job (a reservation).
  *
  * Budget (LocalityWait in topognn.conf): min(frac x time limit, cap),
- * counted from the first deferral. After it the job takes the best set
+ * counted from the first deferral. With a run-time prediction
+ * (place_request.predicted_runtime_s, place_runtime.h) a hold must also be
+ * short next to how long the job will really run: the predicted wait at
+ * most the communication share of its predicted run time, the most the
+ * better placement could save it (own_gain_bound). So a lightly loaded
+ * cluster, where a better set frees late, does not make jobs wait. After it the job takes the best set
  * there is, so nothing starves. Only the model and gnn policies defer;
  * tree, linear and random never do.
  *
@@ -200,6 +205,27 @@ static int sweep(place_defer *d, const place_cluster *c, int nfree, int n, doubl
 	return best;
 }
 
+double place_request_duration(const place_request *r)
+{
+	if (r->predicted_runtime_s > 0 && r->predicted_runtime_s < r->time_limit_s)
+		return r->predicted_runtime_s;
+	return r->time_limit_s;
+}
+
+/* With a run-time prediction: the most a wait can buy the job itself, its
+ * predicted run time's communication share on the set chosen now (the
+ * analytic model's collective time against its compute per iteration). A
+ * longer hold cannot pay for itself even if the better set removed all
+ * its communication time. 0: no prediction, no such bound. */
+static double own_gain_bound(const place_request *r, const place_decision *out)
+{
+	double comm = out->chosen.comm_time_s, all = r->comm.compute_s_per_iter + comm;
+
+	if (r->predicted_runtime_s <= 0)
+		return 0;
+	return all > 0 ? place_request_duration(r) * comm / all : 0;
+}
+
 static double budget(const place_config *cfg, const place_request *r)
 {
 	double b = cfg->locality_wait_frac * r->time_limit_s;
@@ -248,6 +274,14 @@ void place_defer_check(place_defer *d, const place_cluster *c, const place_state
 			 "no placement over fewer than %d groups (needs %d) predicted to free "
 			 "within the %.0f s left of its locality wait: placed now",
 			 out->chosen.groups, out->min_groups, left);
+		return;
+	}
+	if (r->predicted_runtime_s > 0 && when > own_gain_bound(r, out)) {
+		snprintf(out->defer_why, sizeof(out->defer_why),
+			 "%d groups (needs %d) predicted to free in %.0f s, more than the %.0f s of "
+			 "communication in its predicted run time of %.0f s: placed now over %d",
+			 best, out->min_groups, when, own_gain_bound(r, out),
+			 place_request_duration(r), out->chosen.groups);
 		return;
 	}
 	out->deferred = 1;

@@ -263,6 +263,9 @@ typedef struct place_defer {
 
 int place_defer_init(place_defer *d, const place_cluster *c);
 void place_defer_free(place_defer *d);
+/* The job's own duration as the engine weighs it: its predicted run time
+ * when it has one below its limit, else its limit (place_defer.c). */
+double place_request_duration(const place_request *r);
 /* Fill out->min_groups for a heavy request and, for the model and gnn
  * policies with a LocalityWait budget, decide whether the chosen set
  * (already in out->chosen) should wait for a better one. `usable` are

@@ -410,7 +410,7 @@ static double frag_cost(place_model *m, const place_cluster *c, const int *hosts
 static double pack_cost(const place_model *m, const place_cluster *c, const place_request *r,
 			const int *hosts, int n)
 {
-	double cost = 0, limit = r->time_limit_s, end = r->now_s + limit;
+	double cost = 0, limit = place_request_duration(r), end = r->now_s + limit;
 
 	for (int i = 0, start = 0; i < n; i++) {
 		int g = c->host_group[hosts[i]], k, after;

@@ -39,12 +39,35 @@ void sim_config_init(sim_config *cfg)
 	*cfg = default_config;
 }
 
+/* The engine policies told run-time predictions instead of limits. */
+static const struct {
+	const char *name;
+	place_policy policy;
+	int rt;
+} predicted[] = {
+	{"model+pred", PLACE_POLICY_MODEL, SIM_RT_LEARNED},
+	{"gnn+pred", PLACE_POLICY_GNN, SIM_RT_LEARNED},
+	{"model+oracle", PLACE_POLICY_MODEL, SIM_RT_ORACLE},
+	{"gnn+oracle", PLACE_POLICY_GNN, SIM_RT_ORACLE},
+};
+
 int sim_config_set_policy(sim_config *cfg, const char *name)
 {
 	int p = place_policy_parse(name);
 
 	cfg->lookahead = 0;
-	if (name && !strcmp(name, "lookahead")) {
+	cfg->tree_switches = 0;
+	cfg->runtime_prediction = SIM_RT_LIMIT;
+	for (size_t i = 0; name && i < sizeof(predicted) / sizeof(predicted[0]); i++)
+		if (!strcmp(name, predicted[i].name)) {
+			cfg->policy = predicted[i].policy;
+			cfg->runtime_prediction = predicted[i].rt;
+			return 0;
+		}
+	if (name && !strcmp(name, "tree-switches")) {
+		cfg->tree_switches = 1;
+		p = PLACE_POLICY_TREE;
+	} else if (name && !strcmp(name, "lookahead")) {
 		cfg->lookahead = 1;
 		p = PLACE_POLICY_TREE;
 	} else if (name && !strcmp(name, "lookahead-model")) {
@@ -61,6 +84,11 @@ const char *sim_config_policy_name(const sim_config *cfg)
 {
 	if (cfg->lookahead)
 		return cfg->policy == PLACE_POLICY_MODEL ? "lookahead-model" : "lookahead";
+	if (cfg->tree_switches)
+		return "tree-switches";
+	for (size_t i = 0; i < sizeof(predicted) / sizeof(predicted[0]); i++)
+		if (cfg->runtime_prediction == predicted[i].rt && cfg->policy == predicted[i].policy)
+			return predicted[i].name;
 	return place_policy_name(cfg->policy);
 }
 
@@ -164,6 +192,18 @@ void sim_recompute_rates(sim *s)
 
 /* ---- starting and ending jobs ---------------------------------------------- */
 
+double sim_expected_end(const sim *s, const sjob *j)
+{
+	double limit_end = j->start + j->req, e;
+
+	if (j->pred <= 0) /* as Slurm, from the time limit */
+		return limit_end;
+	e = j->start + j->pred;
+	if (e < s->now) /* past its prediction: as long again as it has run */
+		e = s->now + (s->now - j->start);
+	return e < limit_end ? e : limit_end;
+}
+
 int sim_start_job(sim *s, int idx, const int *hosts, topo_error *err)
 {
 	sjob *j = &s->jobs[idx];
@@ -185,7 +225,7 @@ int sim_start_job(sim *s, int idx, const int *hosts, topo_error *err)
 		if (sharp ? sim_net_sharp(s->net, j->hosts, j->nh, &j->fl)
 			  : sim_net_ring(s->net, j->hosts, j->nh, &j->fl))
 			goto oom;
-		sim_ring_cost(&j->fl, j->nh, j->comm.bytes_per_iter, &j->bytes_per_flow,
+		sim_ring_cost(s->net, &j->fl, j->nh, j->comm.bytes_per_iter, &j->bytes_per_flow,
 			      &j->t_ideal);
 		if (sharp) /* each host's buffer once, per rail; t_ideal stays the ring's */
 			j->bytes_per_flow = j->fl.rails > 0 ? j->comm.bytes_per_iter / j->fl.rails : 0;
@@ -194,8 +234,7 @@ int sim_start_job(sim *s, int idx, const int *hosts, topo_error *err)
 	hosts_take(s, j, +1);
 	j->status = J_RUNNING;
 	j->start = s->now;
-	/* the engine predicts frees from requested times, as Slurm from limits */
-	place_state_set_job_end(s->st, (uint32_t)idx + 1, j->start + j->req);
+	place_state_set_job_end(s->st, (uint32_t)idx + 1, sim_expected_end(s, j));
 	j->work_left = j->base;
 	j->rate = 1.0;
 	s->run[s->nrun++] = idx;
@@ -218,6 +257,8 @@ static void end_job(sim *s, int ri)
 		s->net_dirty = 1;
 	s->run[ri] = s->run[--s->nrun];
 	s->done++;
+	if (s->rt && !s->is_fork) /* learned as the plugin would: its elapsed time */
+		(void)place_runtime_observe(s->rt, &j->rtj, j->end - j->start);
 	if (s->cfg->decision_log && !s->is_fork)
 		(void)place_record_write_end(s->cfg->decision_log, (uint32_t)idx + 1,
 					     s->cfg->log_epoch + s->now, j->end - j->start,
@@ -241,6 +282,7 @@ void sim_build_request(const sim *s, int idx, place_request *r)
 	r->exclusive = j->gpus <= 0 && j->cores <= 0;
 	if (j->heavy)
 		r->comm = j->comm;
+	r->predicted_runtime_s = j->pred;
 }
 
 /* The engine deferred job idx (queue entry qi) for locality: remember
@@ -254,16 +296,24 @@ static void start_budget(sim *s, sjob *j, const place_decision *d)
 	}
 }
 
+/* The queue head idx waits for a placement over at most `limit` groups
+ * (tree leaf switches with by_leaf): sim_schedule plans it as Slurm's
+ * backfill does (held_reservation). */
+static void hold_head(sim *s, int idx, int limit, int by_leaf)
+{
+	s->resv_job = idx;
+	s->resv_limit = limit > 0 ? limit : 1;
+	s->resv_by_leaf = by_leaf;
+	s->resv_fixed = 0;
+}
+
 static void note_deferral(sim *s, int qi, int idx, const place_decision *d)
 {
 	start_budget(s, &s->jobs[idx], d);
 	if (!s->is_fork)
 		s->deferrals++;
-	if (qi == 0 && d->defer_group_mask) {
-		s->resv_job = idx;
-		s->resv_until = s->now + d->defer_wait_s;
-		memcpy(s->resv_mask, d->defer_group_mask, (size_t)place_cluster_ngroups(s->c));
-	}
+	if (qi == 0)
+		hold_head(s, idx, d->defer_groups > 0 ? d->defer_groups : d->min_groups, 0);
 }
 
 void sim_hold_job(sim *s, int idx, const place_decision *d)
@@ -280,17 +330,62 @@ static void keep_held(sim *s, int qi, int idx, const place_decision *d)
 	if (qi != 0)
 		return;
 	s->resv_job = idx;
+	s->resv_fixed = 1;
 	s->resv_until = s->now;
-	memset(s->resv_mask, 0, (size_t)place_cluster_ngroups(s->c));
+	memset(s->resv_hosts, 0, (size_t)s->H);
 	for (int i = 0; i < d->chosen.nhosts; i++)
-		s->resv_mask[place_cluster_host_group(s->c, s->chosen[i])] = 1;
+		s->resv_hosts[s->chosen[i]] = 1;
+}
+
+/* tree-switches: the job's wait4switch, min(LocalityWait share of its
+ * time limit, cap), as the job_submit rule would ask (0: none). */
+static double switch_budget(const sim *s, const sjob *j)
+{
+	double b = s->cfg->locality_wait_frac * j->req, cap = s->cfg->locality_wait_cap_s;
+
+	return cap > 0 && b > cap ? cap : b;
+}
+
+/* tree-switches: the --switches count job idx is bound by now, 0 none.
+ * As in Slurm 24.11's _eval_nodes_topo: wait4switch_start is set at the
+ * job's first evaluation, and the count binds while less than wait4switch
+ * has passed since. */
+static int switch_limit(sim *s, int idx)
+{
+	sjob *j = &s->jobs[idx];
+	double budget;
+
+	if (!s->cfg->tree_switches || !j->heavy || (budget = switch_budget(s, j)) <= 0)
+		return 0;
+	if (j->switch_start < 0)
+		j->switch_start = s->now;
+	if (s->now - j->switch_start >= budget)
+		return 0;
+	return sim_units_needed(s->tree_leaf_size, s->ntree_leaves, j->nh);
+}
+
+/* tree-switches: job idx (queue entry qi) fits now but only over more
+ * leaf switches than it asked for: cons_tres finds the allocation and
+ * does not use it (best_switch false); it stays pending. */
+static void note_switch_wait(sim *s, int qi, int idx, int limit)
+{
+	sjob *j = &s->jobs[idx];
+
+	if (j->defer_start < 0) {
+		j->defer_start = s->now;
+		j->defer_deadline = j->switch_start + switch_budget(s, j);
+	}
+	if (!s->is_fork)
+		s->deferrals++;
+	if (qi == 0)
+		hold_head(s, idx, limit, 1);
 }
 
 /* Try to place queue entry qi now, on `allowed` hosts (NULL: any).
  * 1 started, 0 not now (no room, or deferred for locality), -1 error. */
 static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
 {
-	int idx = s->queue[qi];
+	int idx = s->queue[qi], limit = switch_limit(s, idx);
 	place_request r;
 	place_decision d;
 	double t0, t1;
@@ -298,6 +393,7 @@ static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
 
 	sim_build_request(s, idx, &r);
 	r.allowed = allowed;
+	r.max_groups = limit;
 	/* the scorers follow the state once per change, before the decision
 	 * (a scheduler would do this when it learns of the change) */
 	t0 = now_us();
@@ -314,6 +410,17 @@ static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
 	rc = place_decide(s->eng, s->st, &r, s->cfg->policy,
 			  logging ? s->cfg->log_baseline : s->cfg->policy, &d);
 	t1 = now_us();
+	if ((rc != 0 || !d.ok) && limit > 0) {
+		/* within --switches' wait: is there an allocation over more? */
+		r.max_groups = 0;
+		rc = place_decide(s->eng, s->st, &r, s->cfg->policy, s->cfg->policy, &d);
+		if (rc == 0 && d.ok) {
+			note_switch_wait(s, qi, idx, limit);
+			return 0;
+		}
+		if (qi == 0) /* backfill plans it within its switches all the same */
+			hold_head(s, idx, limit, 1);
+	}
 	if (rc != 0 || !d.ok) {
 		s->failed++;
 		snprintf(s->last_reason, sizeof(s->last_reason), "%s", d.reason);
@@ -373,16 +480,14 @@ static int cmp_rank(const void *a, const void *b, void *key)
 	return *(const int *)a - *(const int *)b;
 }
 
-/* EASY reservation of the queue head: the expected time (running jobs end
- * by their requested times) when enough hosts fit it, and how many hosts
- * that fit it will be spare then. */
-static void reservation(sim *s, const sjob *head, double *shadow, int *extra)
+/* The plan of a reservation: the hosts' usage (s->hostbuf) as it is now,
+ * and the running jobs in the order of their expected ends (start +
+ * requested time, as Slurm uses time limits) in s->rank, those ends in
+ * s->endt. Returns the hosts that fit `head` now. */
+static int plan_begin(sim *s, const sjob *head)
 {
-	int *nj = s->hostbuf, *gu, *cu, fit = 0;
-	double *endt = s->endt;
+	int *nj = s->hostbuf, *gu = nj + s->H, *cu = gu + s->H, fit = 0;
 
-	gu = nj + s->H;
-	cu = gu + s->H;
 	memcpy(nj, s->host_njobs, (size_t)s->H * sizeof(int));
 	memcpy(gu, s->host_gpus_used, (size_t)s->H * sizeof(int));
 	memcpy(cu, s->host_cores_used, (size_t)s->H * sizeof(int));
@@ -392,33 +497,135 @@ static void reservation(sim *s, const sjob *head, double *shadow, int *extra)
 		const sjob *j = &s->jobs[s->run[i]];
 		double e = j->start + j->req;
 
-		endt[s->run[i]] = e > s->now ? e : s->now;
+		s->endt[s->run[i]] = e > s->now ? e : s->now;
 		s->rank[i] = s->run[i];
 	}
-	qsort_r(s->rank, (size_t)s->nrun, sizeof(int), cmp_rank, endt);
+	qsort_r(s->rank, (size_t)s->nrun, sizeof(int), cmp_rank, s->endt);
+	return fit;
+}
+
+/* Release the i-th running job of the plan; `freec` (per unit[h], may be
+ * NULL) counts the hosts that fit head. Returns the change in those. */
+static int plan_release(sim *s, const sjob *head, int i, const int *unit, int *freec)
+{
+	int *nj = s->hostbuf, *gu = nj + s->H, *cu = gu + s->H, d = 0;
+	const sjob *j = &s->jobs[s->rank[i]];
+
+	for (int k = 0; k < j->nh; k++) {
+		int h = j->hosts[k], before = host_fits(s, head, h, nj, gu, cu), after;
+
+		nj[h]--;
+		gu[h] -= job_gpus_on_host(s, j);
+		cu[h] -= j->gpus > 0 || j->cores > 0 ? j->cores : s->C;
+		after = host_fits(s, head, h, nj, gu, cu);
+		d += after - before;
+		if (freec && unit[h] >= 0)
+			freec[unit[h]] += after - before;
+	}
+	return d;
+}
+
+/* EASY reservation of the queue head: the expected time when enough hosts
+ * fit it, and how many hosts that fit it will be spare then. */
+static void reservation(sim *s, const sjob *head, double *shadow, int *extra)
+{
+	int fit = plan_begin(s, head);
+
 	*shadow = INFINITY;
 	for (int i = 0; i < s->nrun && fit < head->nh; i++) {
-		const sjob *j = &s->jobs[s->rank[i]];
-
-		for (int k = 0; k < j->nh; k++) {
-			int h = j->hosts[k], before = host_fits(s, head, h, nj, gu, cu);
-
-			nj[h]--;
-			gu[h] -= job_gpus_on_host(s, j);
-			cu[h] -= j->gpus > 0 || j->cores > 0 ? j->cores : s->C;
-			fit += host_fits(s, head, h, nj, gu, cu) - before;
-		}
+		fit += plan_release(s, head, i, NULL, NULL);
 		if (fit >= head->nh)
-			*shadow = endt[s->rank[i]];
+			*shadow = s->endt[s->rank[i]];
 	}
 	*extra = fit - head->nh;
 }
 
-/* Hosts outside the groups kept for a deferred queue head. */
+static int cmp_unit_desc(const void *a, const void *b, void *key)
+{
+	const int *k = key, x = k[*(const int *)a], y = k[*(const int *)b];
+
+	return x != y ? y - x : *(const int *)a - *(const int *)b;
+}
+
+/* More than the units (groups or tree leaf switches) of the cluster. */
+static size_t units_bound(const sim *s)
+{
+	return (size_t)s->H + 1 + (size_t)sim_net_nleaves(s->net) + (size_t)s->ngroups;
+}
+
+/* Could head take hosts in at most limit units now (freec: its fitting
+ * hosts per unit)? Then mark them in s->resv_hosts as topology/tree
+ * would pick: the tightest unit that holds it, else the fullest units
+ * first, hosts in index order. */
+static int pick_units(sim *s, const sjob *head, const int *unit, int nunits, const int *freec,
+		      int *order)
+{
+	int *nj = s->hostbuf, *gu = nj + s->H, *cu = gu + s->H;
+	int best = -1, k = 0, got = 0, need = head->nh;
+
+	for (int u = 0; u < nunits; u++)
+		if (freec[u] >= need && (best < 0 || freec[u] < freec[best]))
+			best = u;
+	if (best >= 0) {
+		order[k++] = best;
+	} else {
+		for (int u = 0; u < nunits; u++)
+			order[u] = u;
+		qsort_r(order, (size_t)nunits, sizeof(int), cmp_unit_desc, (void *)freec);
+		while (k < nunits && got < need && freec[order[k]] > 0)
+			got += freec[order[k++]];
+		if (got < need || k > s->resv_limit)
+			return 0;
+	}
+	memset(s->resv_hosts, 0, (size_t)s->H);
+	for (int i = 0, left = need; i < k; i++)
+		for (int h = 0; h < s->H && left > 0; h++)
+			if (unit[h] == order[i] && host_fits(s, head, h, nj, gu, cu)) {
+				s->resv_hosts[h] = 1;
+				left--;
+			}
+	return 1;
+}
+
+/* The held queue head (s->resv_job: it waits although it may fit), as
+ * Slurm's sched/backfill plans a job pending for --switches (or one a
+ * topognn deferral answers with best_switch false): cons_tres's will-run
+ * test releases the running jobs in the order of their expected ends
+ * until an allocation within the limit exists; backfill reserves those
+ * nodes from then on (s->resv_until, s->resv_hosts). The same rule for
+ * every policy's held head. */
+static void held_reservation(sim *s, const sjob *head)
+{
+	int nunits = s->resv_by_leaf ? s->ntree_leaves : s->ngroups;
+	int *unit = s->unit_buf, *freec = unit + s->H + 1, *order = freec + units_bound(s);
+
+	for (int h = 0; h < s->H; h++)
+		unit[h] = s->resv_by_leaf ? s->tree_leaf[h] : place_cluster_host_group(s->c, h);
+	memset(freec, 0, (size_t)nunits * sizeof(int));
+	plan_begin(s, head);
+	for (int h = 0; h < s->H; h++)
+		if (unit[h] >= 0 && host_fits(s, head, h, s->hostbuf, s->hostbuf + s->H,
+					      s->hostbuf + 2 * s->H))
+			freec[unit[h]]++;
+	s->resv_until = INFINITY;
+	memset(s->resv_hosts, 0, (size_t)s->H);
+	for (int i = -1; i < s->nrun; i++) {
+		if (i >= 0)
+			plan_release(s, head, i, unit, freec);
+		if (i + 1 < s->nrun && i >= 0 && s->endt[s->rank[i + 1]] == s->endt[s->rank[i]])
+			continue; /* ends at the same time: decide after all of them */
+		if (pick_units(s, head, unit, nunits, freec, order)) {
+			s->resv_until = i < 0 ? s->now : s->endt[s->rank[i]];
+			return;
+		}
+	}
+}
+
+/* Hosts outside the held head's reservation. */
 static const uint8_t *outside_reservation(sim *s)
 {
 	for (int h = 0; h < s->H; h++)
-		s->allowed[h] = !s->resv_mask[place_cluster_host_group(s->c, h)];
+		s->allowed[h] = !s->resv_hosts[h];
 	return s->allowed;
 }
 
@@ -429,6 +636,13 @@ static void tell_queue(sim *s)
 
 	for (int i = 0; i < s->nq; i++)
 		hosts += s->jobs[s->queue[i]].nh;
+	for (int i = 0; i < s->nrun; i++) { /* jobs past their predicted ends */
+		const sjob *j = &s->jobs[s->run[i]];
+
+		if (j->pred > 0 && j->start + j->pred < s->now)
+			place_state_set_job_end(s->st, (uint32_t)s->run[i] + 1,
+						sim_expected_end(s, j));
+	}
 	place_state_set_clock(s->st, s->now);
 	place_state_set_queue(s->st, s->nq, hosts);
 }
@@ -449,11 +663,14 @@ int sim_schedule(sim *s, topo_error *err)
 	}
 	if (s->nq < 2)
 		return 0;
-	/* A head deferred for locality fits now but waits for its groups:
-	 * later jobs may use them only if they end (by their requested time)
-	 * before it is expected to start; otherwise they go elsewhere. */
+	/* A held head (deferred for locality, waiting for --switches) may
+	 * fit now but waits for fewer groups: later jobs may use the hosts
+	 * planned for it only if they end (by their requested time) before
+	 * it is expected to start; otherwise they go elsewhere. */
 	kept = s->resv_job >= 0 && s->resv_job == s->queue[0];
 	if (kept) {
+		if (!s->resv_fixed)
+			held_reservation(s, &s->jobs[s->queue[0]]);
 		shadow = s->resv_until;
 		extra = s->H;
 	} else {
@@ -557,6 +774,10 @@ int sim_loop(sim *s, double until, topo_error *err)
 			sjob *j = &s->jobs[s->next_arrival];
 
 			if (j->status == J_FUTURE) {
+				if (s->cfg->runtime_prediction == SIM_RT_ORACLE)
+					j->pred = j->base;
+				else if (s->rt)
+					j->pred = place_runtime_predict(s->rt, &j->rtj);
 				j->status = J_QUEUED;
 				s->queue[s->nq++] = s->next_arrival;
 				changed = 1;
@@ -596,11 +817,15 @@ void sim_free(sim *s)
 	free(s->hostbuf);
 	free(s->chosen);
 	free(s->endt);
-	free(s->resv_mask);
+	free(s->resv_hosts);
+	free(s->tree_leaf);
+	free(s->tree_leaf_size);
+	free(s->unit_buf);
 	free(s->allowed);
 	free(s->defer_mask);
 	place_state_free(s->st);
 	if (!s->is_fork) {
+		place_runtime_free(s->rt);
 		place_features_free(s->feat);
 		place_engine_free(s->eng);
 		sim_net_free(s->net);
@@ -627,16 +852,22 @@ int sim_alloc(sim *s)
 	s->endt = calloc(N + 1, sizeof(double));
 	s->group_busy = calloc((size_t)s->ngroups + 1, sizeof(int));
 	s->group_size = calloc((size_t)s->ngroups + 1, sizeof(int));
-	s->resv_mask = calloc((size_t)s->ngroups + 1, 1);
+	s->resv_hosts = calloc(H + 1, 1);
+	s->tree_leaf = calloc(H + 1, sizeof(int));
+	s->tree_leaf_size = calloc(H + (size_t)sim_net_nleaves(s->net) + (size_t)s->ngroups + 1,
+				   sizeof(int));
+	s->unit_buf = calloc(H + 1 + 2 * units_bound(s), sizeof(int));
 	s->allowed = calloc(H + 1, 1);
 	s->defer_mask = calloc((size_t)s->ngroups + 1, 1);
 	s->resv_job = -1;
 	s->st = place_state_new(s->c);
 	if (!s->jobs || !s->queue || !s->run || !s->rank || !s->rates || !s->flp ||
 	    !s->host_njobs || !s->host_gpus_used || !s->host_cores_used || !s->hostbuf ||
-	    !s->chosen || !s->endt || !s->group_busy || !s->group_size || !s->resv_mask ||
-	    !s->allowed || !s->defer_mask || !s->st)
+	    !s->chosen || !s->endt || !s->group_busy || !s->group_size || !s->resv_hosts ||
+	    !s->allowed || !s->defer_mask || !s->st || !s->tree_leaf || !s->tree_leaf_size ||
+	    !s->unit_buf)
 		return -1;
+	s->ntree_leaves = sim_tree_leaves(s->c, s->net, s->tree_leaf, s->tree_leaf_size);
 	for (int h = 0; h < s->H; h++) {
 		place_state_set_host(s->st, h, s->G, s->G, s->C, s->C, 0);
 		s->group_size[place_cluster_host_group(s->c, h)]++;
@@ -660,6 +891,10 @@ static void init_jobs(sim *s, const topo_trace *tr)
 		j->submit = t->submit;
 		j->defer_start = -1;
 		j->hold_until = -1;
+		j->switch_start = -1;
+		j->rtj = (place_runtime_job){t->user, t->group,
+					     t->app >= 0 ? (uint32_t)t->app + 1 : 0,
+					     t->limit_known ? t->requested : 0, t->procs, t->submit};
 		j->base = t->runtime;
 		j->req = t->requested > t->runtime ? t->requested : t->runtime;
 		j->status = j->nh > s->H ? J_DROPPED : J_FUTURE;
@@ -731,6 +966,7 @@ static int collect(sim *s, sim_metrics *m)
 		m->heavy_jobs++;
 		slow[ns] = (j->end - j->start) / j->base;
 		ss += slow[ns++];
+		m->comm_node_hours += (j->end - j->start - j->base) * j->nh / 3600.0;
 
 		oom |= sim_bound_account(bound, j->hosts, j->nh, &j->comm, j->base, m);
 		sim_job_bytes(j, &total, &xleaf, &xgroup);
@@ -798,6 +1034,10 @@ int sim_run(const place_cluster *c, const topo_trace *trace, const sim_config *c
 	if (cfg->training &&
 	    !(s.feat = place_features_new(c, pc.frag_weight, pc.hop_latency_us))) {
 		topo_error_set(err, "", 0, "out of memory building the training features");
+		goto out;
+	}
+	if (cfg->runtime_prediction == SIM_RT_LEARNED && !(s.rt = place_runtime_new())) {
+		topo_error_set(err, "", 0, "out of memory for the run-time predictor");
 		goto out;
 	}
 	if (sim_alloc(&s) || !(s.lat = calloc(2 * (size_t)s.nj + 2, sizeof(double))) ||

@@ -29,6 +29,8 @@
 #include "topo_graph.h"
 #include "trace.h"
 
+enum { SIM_RT_LIMIT = 0, SIM_RT_LEARNED, SIM_RT_ORACLE };
+
 typedef struct sim_config {
 	place_policy policy;
 	unsigned seed;            /* comm profile draw and the random policy */
@@ -55,6 +57,19 @@ typedef struct sim_config {
 	 * (X heavy cross-group bytes, W wait, inside the horizon). The
 	 * training samples are labelled by the same J. */
 	int lookahead;            /* 0: plain `policy` */
+	/* tree-switches (policy tree): every heavy job asks topology/tree for
+	 * --switches=<fewest leaf switches it fits in on the empty
+	 * cluster>@<min(locality_wait_frac x its time limit, cap)>, with
+	 * Slurm 24.11's semantics (docs/simulator.md) */
+	int tree_switches;
+	/* what the engine is told of jobs' durations: SIM_RT_LIMIT (time
+	 * limits, as Slurm knows them), SIM_RT_LEARNED (place_runtime's online
+	 * prediction, learned from the jobs that ended) or SIM_RT_ORACLE (the
+	 * trace's run time, a reference no scheduler has). The running jobs'
+	 * expected ends and a job's own duration (its locality wait budget,
+	 * the packing of light jobs) follow it; Slurm's backfill (the
+	 * simulator's reservations) and tree-switches always use limits. */
+	int runtime_prediction;
 	int lookahead_k;          /* candidates, default 8 */
 	double lookahead_horizon_s; /* default 24 hours */
 	double lookahead_wait_weight; /* default 0.3 */
@@ -74,8 +89,10 @@ typedef struct sim_config {
 
 void sim_config_init(sim_config *cfg);
 
-/* Set cfg's policy from a name: an engine policy (place_policy_parse) or
- * "lookahead" (base tree) / "lookahead-model" (base model). 0, or -1 for
+/* Set cfg's policy from a name: an engine policy (place_policy_parse),
+ * "tree-switches" (tree with --switches), or "lookahead" (base tree) /
+ * "lookahead-model" (base model); "model+pred" / "gnn+pred" ("+oracle")
+ * tell the engine learned (true) run times instead of limits. 0, or -1 for
  * an unknown name. */
 int sim_config_set_policy(sim_config *cfg, const char *name);
 /* The name sim_config_set_policy took. */
@@ -89,6 +106,7 @@ typedef struct sim_metrics {
 	double cross_group_bytes_heavy; /* of which between hosts in different groups */
 	double cross_leaf_frac, cross_group_frac;
 	double mean_comm_slowdown, p95_comm_slowdown; /* heavy jobs: runtime / trace runtime */
+	double comm_node_hours;  /* heavy jobs: (runtime - trace runtime) x hosts, hours */
 	double mean_wait_s, p95_wait_s;               /* all jobs */
 	double makespan_s;
 	double utilization;     /* GPU-seconds used / (GPUs x makespan) */

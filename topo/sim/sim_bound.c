@@ -39,13 +39,13 @@ struct sim_bound {
 	bound_ring *ring; /* by host count, 0..H */
 };
 
-void sim_ring_cost(const sim_flows *f, int nh, double bytes_per_iter, double *bytes_per_flow,
-		   double *t_ideal)
+void sim_ring_cost(const sim_net *n, const sim_flows *f, int nh, double bytes_per_iter,
+		   double *bytes_per_flow, double *t_ideal)
 {
-	*bytes_per_flow = 0;
-	if (f->rails > 0 && nh > 1)
-		*bytes_per_flow = 2.0 * (nh - 1) / nh * bytes_per_iter / f->rails;
-	*t_ideal = *bytes_per_flow * 8.0 / (f->cable_gbps * 1e9);
+	double share = nh > 1 ? 2.0 * (nh - 1) / nh * bytes_per_iter : 0;
+
+	*bytes_per_flow = f->rails > 0 ? share / f->rails : 0;
+	*t_ideal = share / sim_net_nrails(n) * 8.0 / (sim_net_ref_gbps(n) * 1e9);
 }
 
 double sim_life_iters(const place_comm *comm, double base, double t_ideal)
@@ -156,13 +156,35 @@ sim_bound *sim_bound_new(const place_cluster *c, sim_net *net)
 	return b;
 }
 
-int sim_bound_gmin(const sim_bound *b, int nhosts)
+int sim_units_needed(const int *size_desc, int nunits, int n)
 {
 	int k = 0;
 
-	for (int got = 0; got < nhosts && k < b->ngroups && b->gsize[k] > 0; k++)
-		got += b->gsize[k];
+	for (int got = 0; got < n && k < nunits && size_desc[k] > 0; k++)
+		got += size_desc[k];
 	return k;
+}
+
+int sim_bound_gmin(const sim_bound *b, int nhosts)
+{
+	return sim_units_needed(b->gsize, b->ngroups, nhosts);
+}
+
+int sim_tree_leaves(const place_cluster *c, const sim_net *net, int *leaf, int *size_desc)
+{
+	int H = place_cluster_nhosts(c), n = 0, by_group = sim_net_nrails(net) > 1;
+
+	for (int h = 0; h < H; h++) {
+		leaf[h] = by_group ? place_cluster_host_group(c, h) : sim_net_host_leaf(net, h, 0);
+		if (leaf[h] >= n)
+			n = leaf[h] + 1;
+	}
+	memset(size_desc, 0, (size_t)(n + 1) * sizeof(int));
+	for (int h = 0; h < H; h++)
+		if (leaf[h] >= 0)
+			size_desc[leaf[h]]++;
+	qsort(size_desc, (size_t)n, sizeof(int), cmp_desc);
+	return n;
 }
 
 int sim_bound_groups(sim_bound *b, const int *hosts, int nhosts)
@@ -213,7 +235,7 @@ int sim_bound_account(sim_bound *b, const int *hosts, int nhosts, const place_co
 		return nhosts < 1 || nhosts > b->H ? 0 : -1;
 	f.rails = r->rails;
 	f.cable_gbps = r->cable_gbps;
-	sim_ring_cost(&f, nhosts, comm->bytes_per_iter, &bpf, &t_ideal);
+	sim_ring_cost(b->net, &f, nhosts, comm->bytes_per_iter, &bpf, &t_ideal);
 	iters = sim_life_iters(comm, base, t_ideal);
 	m->bound_cross_leaf_bytes_heavy += iters * bpf * r->cross_leaf;
 	m->bound_cross_group_bytes_heavy += iters * bpf * r->cross_group;

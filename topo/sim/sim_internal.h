@@ -9,6 +9,7 @@
 #define SIM_INTERNAL_H
 
 #include "place_features.h"
+#include "place_runtime.h"
 #include "sim.h"
 #include "sim_samples.h"
 
@@ -26,7 +27,8 @@ typedef struct sim_flows {
 	double cross_leaf;   /* of which between different leaves */
 	double cross_group;  /* of which between different groups */
 	double cable_gbps;   /* slowest host cable of the job */
-	double rails;        /* rails its hosts use */
+	double rails;        /* rails its hosts use: those every host has */
+	uint32_t rail_mask;  /* which */
 	int fast;            /* some of it over NVLink or reduced in the network
 			      * (SHARP): it may run faster than its ring on
 			      * idle cables, the trace's reference */
@@ -36,6 +38,8 @@ sim_net *sim_net_new(const place_cluster *c, topo_error *err);
 void sim_net_free(sim_net *n);
 int sim_net_nleaves(const sim_net *n);
 int sim_net_nrails(const sim_net *n);
+/* The fastest host cable, Gb/s: with sim_net_nrails, the nominal host. */
+double sim_net_ref_gbps(const sim_net *n);
 /* Leaf index of host h on rail r, -1 none. */
 int sim_net_host_leaf(const sim_net *n, int h, int r);
 /* Ring flows of a job on ascending host indices (rail r of host i to rail
@@ -57,9 +61,12 @@ double sim_net_leaf_util(const sim_net *n, int l);
 
 /* Bytes per flow of one ring iteration of a job on nh hosts with flows f
  * (all-reduce: 2 (n-1)/n of the bytes, split over the rails), and the
- * iteration's collective time on idle cables. */
-void sim_ring_cost(const sim_flows *f, int nh, double bytes_per_iter, double *bytes_per_flow,
-		   double *t_ideal);
+ * trace's reference time of that collective: the ring on idle cables of
+ * the cluster's nominal host (sim_net_ref_gbps on sim_net_nrails rails),
+ * whatever hosts the job got, so that a job's work (its iterations) does
+ * not depend on its placement. */
+void sim_ring_cost(const sim_net *n, const sim_flows *f, int nh, double bytes_per_iter,
+		   double *bytes_per_flow, double *t_ideal);
 /* Iterations over a job's life of `base` seconds at full speed. */
 double sim_life_iters(const place_comm *comm, double base, double t_ideal);
 
@@ -72,6 +79,16 @@ void sim_bound_free(sim_bound *b);
 int sim_bound_gmin(const sim_bound *b, int nhosts);
 /* Groups spanned by a host set. */
 int sim_bound_groups(sim_bound *b, const int *hosts, int nhosts);
+/* Slurm topology/tree's level-0 switch of each host, as the topology.conf
+ * of topognn-discover describes it (place_tree.c): the group on a fabric
+ * with several rails, else the host's leaf on rail 0. Fills leaf[nhosts]
+ * (-1 none) and size_desc (their host counts, largest first; room for
+ * nhosts + nleaves + ngroups + 1) and returns the number of switches. */
+int sim_tree_leaves(const place_cluster *c, const sim_net *net, int *leaf, int *size_desc);
+/* Fewest units of sizes size_desc[nunits] (largest first) that n hosts
+ * fit in on an empty cluster. */
+int sim_units_needed(const int *size_desc, int nunits, int n);
+
 /* Count one heavy job placed on `hosts` into m (multi_group_heavy,
  * avoidable_multi_group) and add its bound bytes (bound_*). 0 or -1 (memory). */
 int sim_bound_account(sim_bound *b, const int *hosts, int nhosts, const place_comm *comm,
@@ -96,6 +113,10 @@ typedef struct sjob {
 	double defer_deadline; /* when its locality wait budget runs out */
 	double hold_until;     /* the lookahead deferred it: not started at or
 				* before this time (-1 never) */
+	double switch_start;   /* tree-switches: Slurm's wait4switch_start, set
+				* at its first evaluation (-1 not yet) */
+	place_runtime_job rtj; /* what a predictor knows of it at submit */
+	double pred;           /* its predicted run time at submit, 0 none */
 } sjob;
 
 typedef struct sim {
@@ -131,16 +152,26 @@ typedef struct sim {
 	int is_fork;
 	place_features *feat; /* training: the GNN's graph and features */
 	int forced_job;  /* fork: the job whose outcome is measured */
-	/* the queue head deferred for locality: the groups kept for it and
-	 * when its placement is expected (a host-aware EASY reservation) */
+	/* the queue head held although it may fit (deferred for locality,
+	 * waiting for --switches, held by the lookahead): Slurm's backfill
+	 * plans it at the earliest expected time it fits in resv_limit
+	 * groups (tree leaf switches with resv_by_leaf) and reserves the
+	 * hosts it would take then (held_reservation in sim.c) */
 	int resv_job;    /* job index, -1 none */
+	int resv_limit;  /* groups or leaf switches it waits for */
+	int resv_by_leaf;
+	int resv_fixed;  /* the lookahead: resv_hosts are its chosen hosts, now */
 	double resv_until;
-	uint8_t *resv_mask; /* ngroups */
+	uint8_t *resv_hosts; /* nhosts */
+	/* Slurm topology/tree's level-0 switch of each host (sim_tree_leaves) */
+	int *tree_leaf, *tree_leaf_size, ntree_leaves;
+	int *unit_buf;   /* scratch: a unit per host, and two per-unit arrays */
 	uint8_t *allowed;   /* scratch: hosts a backfilled job may use */
 	uint8_t *defer_mask; /* lookahead: the engine's defer groups, kept over its forks */
 	long deferrals;
 	char last_reason[256]; /* the engine's last refusal */
 	long lookahead_changed; /* decisions where the lookahead left the base choice */
+	place_runtime *rt;      /* SIM_RT_LEARNED: the run's predictor (forks read it) */
 } sim;
 
 /* Arrays sized by the cluster and job count (shared by runs and forks). */
@@ -155,6 +186,10 @@ int sim_schedule(sim *s, topo_error *err);
 int sim_loop(sim *s, double until, topo_error *err);
 /* The communicating jobs' speeds after a start or end. */
 void sim_recompute_rates(sim *s);
+/* When the engine expects running job j to end: its start + limit, or
+ * with a run-time prediction its predicted end (once past it, as long again
+ * as it has run), never after the limit. */
+double sim_expected_end(const sim *s, const sjob *j);
 /* The engine's request for job idx. */
 void sim_build_request(const sim *s, int idx, place_request *r);
 /* Fabric bytes of a started job over its whole life: all, between leaves,

@@ -45,6 +45,7 @@
 struct sim_net {
 	const place_cluster *c;
 	int H, R, L, P, nres, NC;
+	double ref_gbps;    /* the fastest host cable (sim_net_ref_gbps) */
 	int *host_leaf;     /* H x R */
 	int *cab_off;       /* CSR per leaf: its up-cables in edge (port) order */
 	int *cab_other;     /* per cable: the switch vertex at the far end */
@@ -305,6 +306,11 @@ sim_net *sim_net_new(const place_cluster *c, topo_error *err)
 	for (int h = 0; h < n->H; h++)
 		n->cap[res_nvl_up(n, h)] = n->cap[res_nvl_down(n, h)] =
 			place_cluster_host_nvlink_gbps(c, h);
+	for (int i = 0; i < n->H * n->R; i++)
+		if (n->host_leaf[i] >= 0 && host_gbps[i] > n->ref_gbps)
+			n->ref_gbps = host_gbps[i];
+	if (n->ref_gbps <= 0)
+		n->ref_gbps = SIM_DEFAULT_GBPS;
 	free(vid_leaf);
 	free(pod_up);
 	free(host_gbps);
@@ -342,6 +348,8 @@ void sim_net_free(sim_net *n)
 
 int sim_net_nleaves(const sim_net *n) { return n->L; }
 int sim_net_nrails(const sim_net *n) { return n->R; }
+
+double sim_net_ref_gbps(const sim_net *n) { return n->ref_gbps; }
 
 int sim_net_host_leaf(const sim_net *n, int h, int r)
 {
@@ -402,21 +410,41 @@ static void route_up_down(sim_net *n, int b, int la, int lb, int *nt)
 	acc_add(n, res_cab_down(n, down), nt);
 }
 
-/* Start counting a job's flows: rails, the slowest host cable. */
+/* Rails host h is cabled on. */
+static uint32_t host_rails(const sim_net *n, int h)
+{
+	uint32_t m = 0;
+
+	for (int r = 0; r < n->R; r++)
+		if (n->host_leaf[h * n->R + r] >= 0)
+			m |= 1u << r;
+	return m;
+}
+
+/* Start counting a job's flows: the rails every one of its hosts has (a
+ * collective runs on the rails it shares, so a host with fewer HCAs
+ * narrows the whole job; when the hosts share none, the rails any has,
+ * flows between hosts without a common rail left out), the slowest host
+ * cable on them. */
 static void flows_begin(sim_net *n, const int *hosts, int nhosts, sim_flows *f)
 {
 	double minbw = 0;
+	uint32_t all = ~0u, any = 0;
 
 	f->nres = 0;
 	f->flows = f->cross_leaf = f->cross_group = 0;
 	f->rails = 0;
 	f->fast = 0;
+	for (int i = 0; i < nhosts; i++) {
+		all &= host_rails(n, hosts[i]);
+		any |= host_rails(n, hosts[i]);
+	}
+	f->rail_mask = nhosts > 0 && all ? all : any;
 	for (int r = 0; r < n->R; r++)
-		if (nhosts > 0 && n->host_leaf[hosts[0] * n->R + r] >= 0)
-			f->rails++;
+		f->rails += (f->rail_mask >> r) & 1;
 	for (int i = 0; i < nhosts; i++)
 		for (int r = 0; r < n->R; r++)
-			if (n->host_leaf[hosts[i] * n->R + r] >= 0 &&
+			if (((f->rail_mask >> r) & 1) && n->host_leaf[hosts[i] * n->R + r] >= 0 &&
 			    (minbw == 0 || n->cap[res_host_up(n, hosts[i], r)] < minbw))
 				minbw = n->cap[res_host_up(n, hosts[i], r)];
 	f->cable_gbps = minbw > 0 ? minbw : SIM_DEFAULT_GBPS;
@@ -470,7 +498,7 @@ int sim_net_ring(sim_net *n, const int *hosts, int nhosts, sim_flows *f)
 		for (int r = 0; r < R; r++) {
 			int la = n->host_leaf[a * R + r], lb = n->host_leaf[b * R + r];
 
-			if (la < 0 || lb < 0)
+			if (!((f->rail_mask >> r) & 1) || la < 0 || lb < 0)
 				continue;
 			f->flows++;
 			acc_add(n, res_host_up(n, a, r), &nt);
@@ -516,7 +544,11 @@ int sim_net_sharp(sim_net *n, const int *hosts, int nhosts, sim_flows *f)
 	for (int i = 1; i < nhosts; i++)
 		groups += n->host_group[hosts[i]] != n->host_group[hosts[i - 1]];
 	for (int r = 0; r < R; r++) {
-		int root = place_cluster_sharp_root(n->c, hosts, nhosts, r), nl = 0;
+		int root, nl = 0;
+
+		if (!((f->rail_mask >> r) & 1))
+			continue;
+		root = place_cluster_sharp_root(n->c, hosts, nhosts, r);
 
 		for (int i = 0; i < nhosts; i++) {
 			int l = n->host_leaf[hosts[i] * R + r];

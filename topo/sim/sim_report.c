@@ -36,6 +36,7 @@ static const column cols[] = {
 	COUNT("avoid_g", 7, avoidable_multi_group, NONE),
 	COL("slow", 7, 3, 1, mean_comm_slowdown),
 	COL("slow_p95", 8, 3, 1, p95_comm_slowdown),
+	COL("comm_nh", 8, 1, 1, comm_node_hours),
 	COL("wait_s", 9, 0, 1, mean_wait_s),
 	COL("wait_p95", 9, 0, 1, p95_wait_s),
 	COL("makespan_h", 10, 1, 1.0 / 3600, makespan_s),
@@ -137,7 +138,7 @@ json_t *sim_metrics_json(const sim_metrics *m)
 	long all = m->decisions + m->failed_decisions;
 
 	return json_pack("{s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,"
-			 "s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:I,s:i,s:f}",
+			 "s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:I,s:i,s:f,s:f}",
 			 "jobs", m->jobs, "started", m->started, "dropped", m->dropped,
 			 "heavy_jobs", m->heavy_jobs, "total_bytes_heavy", m->total_bytes_heavy,
 			 "cross_leaf_bytes_heavy", m->cross_leaf_bytes_heavy,
@@ -156,7 +157,8 @@ json_t *sim_metrics_json(const sim_metrics *m)
 			 "failed_decision_share", all > 0 ? (double)m->failed_decisions / (double)all : 0.0,
 			 "decisions", (json_int_t)m->decisions, "failed_decisions",
 			 (json_int_t)m->failed_decisions, "deferrals", (json_int_t)m->deferrals,
-			 "deferred_jobs", m->deferred_jobs, "mean_defer_s", m->mean_defer_s);
+			 "deferred_jobs", m->deferred_jobs, "mean_defer_s", m->mean_defer_s,
+			 "comm_node_hours", m->comm_node_hours);
 }
 
 json_t *sim_bound_json(const sim_metrics *m)

@@ -30,6 +30,7 @@ int sim_fork(const sim *s, sim *f)
 	f->ngroups = s->ngroups;
 	f->nj = s->nj;
 	f->is_fork = 1;
+	f->rt = s->rt; /* read only in a fork */
 	if (sim_alloc(f))
 		return -1;
 	memcpy(f->jobs, s->jobs, (size_t)s->nj * sizeof(*s->jobs));
@@ -50,7 +51,7 @@ int sim_fork(const sim *s, sim *f)
 			return -1;
 		f->jobs[s->run[i]].start = o->start;
 		f->jobs[s->run[i]].work_left = o->work_left;
-		place_state_set_job_end(f->st, (uint32_t)s->run[i] + 1, o->start + o->req);
+		place_state_set_job_end(f->st, (uint32_t)s->run[i] + 1, sim_expected_end(f, o));
 	}
 	sim_recompute_rates(f);
 	return 0;

@@ -36,6 +36,10 @@ typedef struct trace_job {
 	int gpus_per_host;  /* GPUs per host; 0 = whole host (exclusive) */
 	int cores_per_host; /* cores per host for shared jobs; 0 = whole host */
 	int user;           /* SWF user id; -1 unknown */
+	int group;          /* SWF group id; -1 unknown */
+	int app;            /* SWF executable (application) number; -1 unknown */
+	double log_wait;    /* the wait the log recorded, seconds; -1 unknown */
+	int limit_known;    /* the log gave a requested time (else requested = runtime) */
 	int line;           /* line in the source file, for messages */
 	trace_format source;
 	char name[32];      /* Alibaba pod name, or "job<id>" */

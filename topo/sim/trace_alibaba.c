@@ -127,6 +127,8 @@ static int pod(topo_trace *t, char *line, const int *pos, int ncols, const char 
 	if (j.cores_per_host < 1)
 		j.cores_per_host = 1;
 	j.user = -1;
+	j.group = j.app = -1;
+	j.log_wait = sched - create >= 0 ? sched - create : -1;
 	j.line = lineno;
 	j.source = TOPO_TRACE_ALIBABA;
 	snprintf(j.name, sizeof(j.name), "%.31s", cols[pos[COL_NAME]]);

@@ -115,6 +115,10 @@ int trace_load_swf(topo_trace *t, FILE *f, const char *source, topo_error *err)
 		j.procs = v[4] > 0 ? (int)v[4] : (int)v[7];
 		j.requested = v[8] > 0 ? v[8] : v[3];
 		j.user = (int)v[11];
+		j.group = v[12] >= 0 && v[12] <= INT_MAX ? (int)v[12] : -1;
+		j.app = v[13] >= 0 && v[13] <= INT_MAX ? (int)v[13] : -1;
+		j.log_wait = v[2] >= 0 ? v[2] : -1;
+		j.limit_known = v[8] > 0;
 		j.line = lineno;
 		j.hosts = j.procs;
 		j.source = TOPO_TRACE_SWF;
