@@ -10,6 +10,7 @@
 #include "placement-report.h"
 #include "report_history.h"
 #include "report_metrics.h"
+#include "report_node.h"
 
 /* ---- history ---------------------------------------------------------------- */
 
@@ -106,20 +107,32 @@ int cmd_history(struct ctx *x)
 
 int cmd_metrics(struct ctx *x)
 {
+	report_node_summary ns;
 	report_stats st;
+	topo_error err;
+	char buf[1024];
+	int rc = 0;
 
-	memset(&st, 0, sizeof(st));
-	if (x->have_log && report_stats_compute(&x->log, -INFINITY, INFINITY, &st))
+	if (x->o->node_dir && report_node_summarise(x->o->node_dir, &ns, &err)) {
+		fprintf(stderr, PROG ": %s\n", topo_error_format(&err, buf, sizeof(buf)));
 		return 1;
-	if (!x->have_log) {
+	}
+	/* node reports alone (a compute node's own exporter): only node metrics */
+	if (x->have_log || x->have_rest) {
 		report_log empty = {0};
 
-		report_stats_compute(&empty, -INFINITY, INFINITY, &st);
+		if (report_stats_compute(x->have_log ? &x->log : &empty, -INFINITY, INFINITY, &st) ||
+		    build_occupancy(x))
+			rc = 1;
+		print_notes(x);
+		if (!rc && report_metrics_write(stdout, &st, x->have_log ? &x->log : NULL,
+						x->have_occ ? &x->occ : NULL))
+			rc = 1;
 	}
-	if (build_occupancy(x))
-		return 1;
-	print_notes(x);
-	return report_metrics_write(stdout, &st, x->have_occ ? &x->occ : NULL,
-				    x->log.skipped) ? 1 : 0;
+	if (x->o->node_dir) {
+		if (!rc && report_metrics_write_nodes(stdout, &ns))
+			rc = 1;
+		report_node_summary_free(&ns);
+	}
+	return rc;
 }
-

@@ -351,7 +351,8 @@ static int load_sources(struct ctx *x)
 			note(x, "live cluster not available: %s",
 			     topo_error_format(&err, buf, sizeof(buf)));
 	}
-	if (!x->have_log && !x->have_rest && strcmp(o->cmd, "whatif")) {
+	if (!x->have_log && !x->have_rest && strcmp(o->cmd, "whatif") &&
+	    !(o->node_dir && !strcmp(o->cmd, "metrics"))) {
 		fprintf(stderr, PROG ": no source to report on%s%s\n", x->nnotes ? ": " : "",
 			x->nnotes ? x->notes[0] : " (give --decisions FILE or --slurmrestd URL)");
 		for (int i = 1; i < x->nnotes; i++)

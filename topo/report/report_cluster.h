@@ -39,7 +39,7 @@ typedef struct report_occupancy {
 	report_job *jobs;
 	int njobs, cap;
 	int ngroups;          /* including the trailing pseudo-group */
-	int *group_hosts, *group_busy;
+	int *group_hosts, *group_busy, *group_idle; /* idle: usable hosts without a job */
 	int idle_hosts, busy_hosts;
 	double fragmentation; /* 0..1 */
 	int heavy_spanning;   /* heavy jobs over more than one group */
