@@ -295,6 +295,7 @@ static void test_stats_and_metrics(void **state)
 	assert_non_null(strstr(text, "\ntopognn_decision_log_lines_total 7\n"));
 	assert_non_null(strstr(text, "\ntopognn_decision_log_last_timestamp_seconds 200\n"));
 	assert_non_null(strstr(text, "\ntopognn_decisions_deferred_total 0\n"));
+	assert_non_null(strstr(text, "\ntopognn_heavy_jobs_total 2\n"));
 	free(text);
 	report_log_free(&log);
 }

@@ -126,6 +126,7 @@ int report_metrics_write(FILE *f, const report_stats *st, const report_log *log,
 	      "Mean realised slowdown of the same jobs.", st->realised_slowdown_mean);
 	gauge(f, "topognn_slowdown_prediction_error_mean",
 	      "Mean absolute error of the predicted slowdown.", st->slowdown_mae);
+	counter(f, "topognn_heavy_jobs_total", "Heavy multi-host jobs placed.", st->heavy);
 	counter(f, "topognn_heavy_jobs_spanning_groups_total",
 		"Heavy multi-host jobs placed over more than one group.", st->heavy_spanning);
 	counter(f, "topognn_decision_log_skipped_lines_total",
