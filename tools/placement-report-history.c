@@ -1,7 +1,9 @@
 /*
- * placement-report-history.c: placement-report history and metrics: decision statistics over a
- * time window, training-sample export, and Prometheus-format metrics.
+ * placement-report-history.c: placement-report history, metrics and dashboard: decision
+ * statistics over a time window, training-sample export, Prometheus-format metrics, and the
+ * Grafana dashboard's panels as a static HTML page.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 
 #include "placement-report.h"
 #include "report_history.h"
+#include "report_dashboard.h"
 #include "report_metrics.h"
 #include "report_node.h"
 
@@ -134,5 +137,42 @@ int cmd_metrics(struct ctx *x)
 			rc = 1;
 		report_node_summary_free(&ns);
 	}
+	return rc;
+}
+
+/* ---- dashboard ---------------------------------------------------------------- */
+
+int cmd_dashboard(struct ctx *x)
+{
+	report_dashboard_opts opts = {x->o->decisions, 0};
+	report_node_summary ns;
+	topo_error err;
+	char buf[1024];
+	FILE *f = stdout;
+	int rc;
+
+	if (!x->have_log) {
+		fprintf(stderr, PROG ": dashboard needs the decision log (--decisions FILE)%s%s\n",
+			x->nnotes ? ": " : "", x->nnotes ? x->notes[0] : "");
+		return 1;
+	}
+	if (x->o->node_dir && report_node_summarise(x->o->node_dir, &ns, &err)) {
+		fprintf(stderr, PROG ": %s\n", topo_error_format(&err, buf, sizeof(buf)));
+		return 1;
+	}
+	print_notes(x);
+	if (x->o->html && !(f = fopen(x->o->html, "w"))) {
+		fprintf(stderr, PROG ": %s: %s\n", x->o->html, strerror(errno));
+		rc = 1;
+	} else {
+		rc = report_dashboard_write(f, &x->log, x->c, x->o->node_dir ? &ns : NULL, &opts);
+		if ((f != stdout && fclose(f)) || rc) {
+			fprintf(stderr, PROG ": %s: error writing the dashboard\n",
+				x->o->html ? x->o->html : "stdout");
+			rc = 1;
+		}
+	}
+	if (x->o->node_dir)
+		report_node_summary_free(&ns);
 	return rc;
 }

@@ -118,6 +118,36 @@ int report_occupancy_add(report_occupancy *o, uint32_t job, const char *const *h
 	return 0;
 }
 
+place_comm report_decision_comm(const report_decision *d)
+{
+	place_comm m = {0};
+	int k = place_comm_class_parse(d->comm_class);
+
+	m.cls = k >= 0 ? (place_comm_class)k : PLACE_COMM_NONE;
+	m.pattern = !strcmp(d->pattern, "alltoall") ? PLACE_PATTERN_ALLTOALL
+		    : !strcmp(d->pattern, "pipeline") ? PLACE_PATTERN_PIPELINE : PLACE_PATTERN_RING;
+	m.bytes_per_iter = d->bytes_per_iter;
+	m.compute_s_per_iter = d->compute_s_per_iter;
+	return m;
+}
+
+int report_occupancy_add_running(report_occupancy *o, const report_log *log, double at)
+{
+	int n, *run = report_log_running(log, at, &n), rc = 0;
+
+	if (!run)
+		return -1;
+	for (int i = 0; i < n && rc == 0; i++) {
+		const report_decision *d = &log->d[run[i]];
+		place_comm m = report_decision_comm(d);
+
+		rc = report_occupancy_add(o, d->job, (const char *const *)d->allocated, d->nallocated,
+					  d->gpus_per_host, d->cores_per_host, &m, d->policy);
+	}
+	free(run);
+	return rc;
+}
+
 void report_occupancy_finish(report_occupancy *o)
 {
 	const place_cluster *c = o->c;
