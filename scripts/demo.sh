@@ -6,7 +6,8 @@
 # with topognn's (model, gnn with the shipped model) on 1,000 jobs of the KTH
 # SP2 log, then write a decision log of the gnn policy and show it with
 # placement-report: the cluster as a picture (SVG) and a page (HTML), and one
-# heavy job that spans groups. Everything it writes goes to _build/demo/.
+# heavy job that spans groups, and the Grafana dashboard's panels as a static
+# page. Everything it writes goes to _build/demo/.
 # Needs nothing outside the checkout (examples/ holds the fabric and traces).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -103,7 +104,12 @@ step "placement-report cluster, at the start of job $job"
 step "placement-report job $job (a heavy job that spans groups)"
 "$bin/placement-report" "${G[@]}" --no-color job "$job"
 
+step "placement-report dashboard: the Grafana dashboard's panels as a page"
+"$bin/placement-report" --ibnetdiscover "$fabric" --decisions "$out/decisions.jsonl" \
+	dashboard --html "$out/dashboard.html"
+
 step "done"
 echo "picture: $out/cluster.svg"
 echo "page:    $out/cluster.html"
+echo "dashboard: $out/dashboard.html (contrib/grafana/topognn.json in Grafana)"
 echo "decision log: $out/decisions.jsonl (placement-report --help for more views)"

@@ -49,6 +49,10 @@ model=$(sed -n 's/^TOPOGNN_DEFAULT_MODEL=//p' "$S/configure.ac")
 check "topognn: the shipped model /usr/share/topognn/$model" test -s "$tmp/root/usr/share/topognn/$model"
 check "topognn: the communication profiles" \
 	test -f "$tmp/root/usr/share/topognn/comm/astra-sim_Resnet50_DataParallel.txt"
+check "topognn: the alert rules /usr/share/topognn/contrib/prometheus/topognn.rules.yml" \
+	test -s "$tmp/root/usr/share/topognn/contrib/prometheus/topognn.rules.yml"
+check "topognn: the Grafana dashboard /usr/share/topognn/contrib/grafana/topognn.json" \
+	test -s "$tmp/root/usr/share/topognn/contrib/grafana/topognn.json"
 check "topognn: libtopo" eval 'ls "$tmp"/root/usr/lib/*/libtopo.so.0 > /dev/null'
 check "no libtool archives" eval '[ -z "$(find "$tmp/root" -name "*.la")" ]'
 finish

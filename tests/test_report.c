@@ -357,7 +357,7 @@ static void test_stats_and_metrics(void **state)
 	assert_int_equal(st.latency_bucket[1], 1); /* <= 25 us */
 	assert_int_equal(st.latency_bucket[2], 2); /* <= 50 us */
 	f = open_memstream(&text, &len);
-	assert_int_equal(report_metrics_write(f, &st, NULL, log.skipped), 0);
+	assert_int_equal(report_metrics_write(f, &st, &log, NULL), 0);
 	fclose(f);
 	assert_non_null(strstr(text, "\ntopognn_decisions_total{policy=\"model\"} 2\n"));
 	assert_non_null(strstr(text, "\ntopognn_decisions_not_followed_total 1\n"));
@@ -367,8 +367,103 @@ static void test_stats_and_metrics(void **state)
 	assert_non_null(strstr(text, "\ntopognn_shadow_agreement_ratio 0.5\n"));
 	assert_non_null(strstr(text, "\ntopognn_decision_log_skipped_lines_total 2\n"));
 	assert_null(strstr(text, "topognn_running_jobs")); /* no cluster given */
+	assert_non_null(strstr(text, "\ntopognn_decision_log_lines_total 7\n"));
+	assert_non_null(strstr(text, "\ntopognn_decision_log_last_timestamp_seconds 200\n"));
+	assert_non_null(strstr(text, "\ntopognn_decisions_deferred_total 0\n"));
+	assert_non_null(strstr(text, "\ntopognn_heavy_jobs_total 2\n"));
 	free(text);
 	report_log_free(&log);
+}
+
+/* Waiting for locality: a deferral, then the placement after 300 s. */
+static void test_metrics_deferrals(void **state)
+{
+	static const char *const text =
+		"{\"job\":5,\"timestamp\":10,\"ok\":true,\"policy\":\"model\",\"latency_us\":9,"
+		"\"chosen\":{\"hosts\":[\"a\",\"b\"],\"groups\":2},"
+		"\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true}}\n"
+		"{\"job\":5,\"timestamp\":310,\"ok\":true,\"policy\":\"model\",\"latency_us\":9,"
+		"\"chosen\":{\"hosts\":[\"c\",\"d\"],\"groups\":1},"
+		"\"locality\":{\"min_groups\":1,\"checked\":false,\"waited_s\":300}}\n";
+	report_log log;
+	report_stats st;
+	topo_error err;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(report_log_load_mem(text, strlen(text), "w.log", &log, &err), 0);
+	assert_int_equal(log.d[0].deferred, 1);
+	assert_true(log.d[1].waited_s == 300);
+	assert_int_equal(report_stats_compute(&log, -INFINITY, INFINITY, &st), 0);
+	f = open_memstream(&out, &len);
+	assert_int_equal(report_metrics_write(f, &st, &log, NULL), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "\ntopognn_decisions_deferred_total 1\n"));
+	assert_non_null(strstr(out, "\ntopognn_decisions_after_wait_total 1\n"));
+	free(out);
+	report_log_free(&log);
+}
+
+static void drop_file(const char *dir, const char *name)
+{
+	char path[1024];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	assert_int_equal(unlink(path), 0);
+}
+
+/* Every node's newest report summarised, and its metrics. */
+static void test_node_summary_metrics(void **state)
+{
+	static const char *const names[] = {"job-7.n1.json", "job-9.n1.json", "job-7.n2.json",
+					    "job-8.n2.json", ".job-9.n2.json.Ab12Cd", "notes.txt"};
+	char dir[512], *out = NULL;
+	report_node_summary s;
+	topo_error err;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(test_mkdtemp(dir, sizeof(dir), "test_report_XXXXXX"));
+	put_file(dir, names[0], "{\"time\": 100, \"irq\": {\"mode\": \"enforce\", \"status\": \"ok\","
+				" \"findings\": [{\"kind\": \"shared-core\"}, {\"kind\": \"shared-core\"}]}}");
+	put_file(dir, names[1], "{\"time\": 200, \"irq\": {\"mode\": \"enforce\", \"status\": \"error\","
+				" \"error\": \"/proc/interrupts: unreadable\"}}");
+	put_file(dir, names[2], "{\"time\": 100, \"irq\": {\"mode\": \"audit\", \"status\": \"ok\","
+				" \"findings\": [{\"kind\": \"all-on-one-core\"}, {\"kind\": \"new-kind\"}]}}");
+	put_file(dir, names[3], "{\"time\": 300, \"irq\""); /* torn: not counted as newest */
+	put_file(dir, names[4], "{}");
+	put_file(dir, names[5], "{}");
+	assert_int_equal(report_node_summarise(dir, &s, &err), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.reports, 4);
+	assert_int_equal(s.unreadable, 1);
+	assert_int_equal(s.jobs, 2); /* 7 and 9 */
+	assert_string_equal(s.nodes[0].host, "n1");
+	assert_int_equal(s.nodes[0].job, 9);
+	assert_string_equal(s.nodes[0].status, "error");
+	assert_int_equal(s.nodes[0].findings[0], 0);
+	assert_string_equal(s.nodes[1].host, "n2");
+	assert_int_equal(s.nodes[1].findings[3], 1);
+	f = open_memstream(&out, &len);
+	assert_int_equal(report_metrics_write_nodes(f, &s), 0);
+	fclose(f);
+	assert_non_null(strstr(out, "\ntopognn_node_report_jobs_total 2\n"));
+	assert_non_null(strstr(out, "\ntopognn_node_reports_unreadable 1\n"));
+	assert_non_null(strstr(out, "\ntopognn_node_irq_failed{node=\"n1\",mode=\"enforce\"} 1\n"));
+	assert_non_null(strstr(out, "\ntopognn_node_irq_failed{node=\"n2\",mode=\"audit\"} 0\n"));
+	assert_non_null(strstr(out, "\ntopognn_node_irq_findings{node=\"n2\",kind=\"all-on-one-core\"} 1\n"));
+	assert_non_null(strstr(out, "\ntopognn_node_irq_findings{node=\"n1\",kind=\"shared-core\"} 0\n"));
+	assert_non_null(strstr(out, "\ntopognn_node_report_timestamp_seconds{node=\"n1\"} 200\n"));
+	free(out);
+	report_node_summary_free(&s);
+	for (int i = 0; i < 6; i++)
+		drop_file(dir, names[i]);
+	rmdir(dir);
+	assert_int_equal(report_node_summarise("/nonexistent", &s, &err), -1);
+	assert_non_null(strstr(err.text, "cannot read the node report directory"));
 }
 
 /* A choice on hosts hosts[0..n) with the given structure and costs. */
@@ -432,7 +527,8 @@ int main(void)
 		cmocka_unit_test(test_log_both_formats), cmocka_unit_test(test_log_running),
 		cmocka_unit_test(test_log_missing_file), cmocka_unit_test(test_rest_jobs_nodes),
 		cmocka_unit_test(test_rest_errors),      cmocka_unit_test(test_node_reports),
-		cmocka_unit_test(test_stats_and_metrics), cmocka_unit_test(test_why_lost),
+		cmocka_unit_test(test_stats_and_metrics), cmocka_unit_test(test_metrics_deferrals),
+		cmocka_unit_test(test_node_summary_metrics), cmocka_unit_test(test_why_lost),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

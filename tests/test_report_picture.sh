@@ -12,17 +12,11 @@ tool=$B/tools/placement-report
 sim=$B/tools/topognn-sim
 fx=${FIXTURES_DIR:-$(dirname "$0")/fixtures}
 fabric=$fx/fabrics/dgx-h100-superpod.ibnetdiscover
-browser=$(command -v chromium || command -v chromium-browser || true)
-[ -n "$browser" ] || { echo "skip - chromium not installed"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 . "$(dirname "$0")/check.sh"
-
-chrome() { # chrome ARGS...: headless, no network, no profile left behind
-	timeout 120 "$browser" --headless --no-sandbox --disable-gpu --disable-background-networking \
-		--disable-component-update --disable-sync --no-first-run --hide-scrollbars \
-		--force-device-scale-factor=1 --user-data-dir="$tmp/profile" "$@" 2>> "$tmp/chrome.err"
-}
+. "$(dirname "$0")/chrome.sh"
+[ -n "$browser" ] || { echo "skip - chromium not installed"; exit 77; }
 
 G="--ibnetdiscover $fabric"
 "$sim" $G --trace "$fx/traces/kth-sp2-head100.swf" --comm "$fx/comm" --policies model \
@@ -46,39 +40,12 @@ chrome --window-size=1400,700 --screenshot="$tmp/c.png" "file://$tmp/c.html" > /
 check "screenshot taken" test -s "$tmp/c.png"
 # where the svg put hosts, and the colours it gave them
 cat > "$tmp/png.py" <<'PY'
-import re, struct, sys, zlib
+import re, sys
 
-def png_pixels(path):
-    data = open(path, "rb").read()
-    assert data[:8] == b"\x89PNG\r\n\x1a\n"
-    pos, idat = 8, b""
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    assert depth == 8 and ctype in (2, 6), (depth, ctype)
-    bpp = 4 if ctype == 6 else 3
-    raw, stride, rows, prev = zlib.decompress(idat), w * bpp, [], bytearray(w * bpp)
-    for y in range(h):
-        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-            if f == 1: line[i] = (line[i] + a) & 255
-            elif f == 2: line[i] = (line[i] + b) & 255
-            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        rows.append(line); prev = line
-    return lambda x, y: tuple(rows[y][x * bpp:x * bpp + 3])
+from png_pixels import png_pixels
 
 svg = open(sys.argv[2]).read()
-px = png_pixels(sys.argv[1])
+px = png_pixels(sys.argv[1])[0]
 def host(name):
     m = re.search(r'data-host="%s"[^>]*>.*?<rect x="(\d+)" y="(\d+)"[^>]*fill="#([0-9a-f]{6})"' % re.escape(name), svg)
     return int(m.group(1)), int(m.group(2)), tuple(int(m.group(3)[i:i + 2], 16) for i in (0, 2, 4))
@@ -95,6 +62,6 @@ for name, want in (("a08-p1-dgx-04-c01", legend), ("a08-p1-dgx-04-c17", legend),
 sys.exit(1 if bad else 0)
 PY
 check "pixels: job 4's hosts in its legend colour, an idle host grey" \
-	python3 "$tmp/png.py" "$tmp/c.png" "$tmp/c.svg"
+	env PYTHONPATH="$(dirname "$0")" python3 "$tmp/png.py" "$tmp/c.png" "$tmp/c.svg"
 
 finish

@@ -1,7 +1,9 @@
 /*
- * placement-report-history.c: placement-report history and metrics: decision statistics over a
- * time window, training-sample export, and Prometheus-format metrics.
+ * placement-report-history.c: placement-report history, metrics and dashboard: decision
+ * statistics over a time window, training-sample export, Prometheus-format metrics, and the
+ * Grafana dashboard's panels as a static HTML page.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +11,9 @@
 
 #include "placement-report.h"
 #include "report_history.h"
+#include "report_dashboard.h"
 #include "report_metrics.h"
+#include "report_node.h"
 
 /* ---- history ---------------------------------------------------------------- */
 
@@ -106,20 +110,69 @@ int cmd_history(struct ctx *x)
 
 int cmd_metrics(struct ctx *x)
 {
+	report_node_summary ns;
 	report_stats st;
+	topo_error err;
+	char buf[1024];
+	int rc = 0;
 
-	memset(&st, 0, sizeof(st));
-	if (x->have_log && report_stats_compute(&x->log, -INFINITY, INFINITY, &st))
+	if (x->o->node_dir && report_node_summarise(x->o->node_dir, &ns, &err)) {
+		fprintf(stderr, PROG ": %s\n", topo_error_format(&err, buf, sizeof(buf)));
 		return 1;
-	if (!x->have_log) {
+	}
+	/* node reports alone (a compute node's own exporter): only node metrics */
+	if (x->have_log || x->have_rest) {
 		report_log empty = {0};
 
-		report_stats_compute(&empty, -INFINITY, INFINITY, &st);
+		if (report_stats_compute(x->have_log ? &x->log : &empty, -INFINITY, INFINITY, &st) ||
+		    build_occupancy(x))
+			rc = 1;
+		print_notes(x);
+		if (!rc && report_metrics_write(stdout, &st, x->have_log ? &x->log : NULL,
+						x->have_occ ? &x->occ : NULL))
+			rc = 1;
 	}
-	if (build_occupancy(x))
-		return 1;
-	print_notes(x);
-	return report_metrics_write(stdout, &st, x->have_occ ? &x->occ : NULL,
-				    x->log.skipped) ? 1 : 0;
+	if (x->o->node_dir) {
+		if (!rc && report_metrics_write_nodes(stdout, &ns))
+			rc = 1;
+		report_node_summary_free(&ns);
+	}
+	return rc;
 }
 
+/* ---- dashboard ---------------------------------------------------------------- */
+
+int cmd_dashboard(struct ctx *x)
+{
+	report_dashboard_opts opts = {x->o->decisions, 0};
+	report_node_summary ns;
+	topo_error err;
+	char buf[1024];
+	FILE *f = stdout;
+	int rc;
+
+	if (!x->have_log) {
+		fprintf(stderr, PROG ": dashboard needs the decision log (--decisions FILE)%s%s\n",
+			x->nnotes ? ": " : "", x->nnotes ? x->notes[0] : "");
+		return 1;
+	}
+	if (x->o->node_dir && report_node_summarise(x->o->node_dir, &ns, &err)) {
+		fprintf(stderr, PROG ": %s\n", topo_error_format(&err, buf, sizeof(buf)));
+		return 1;
+	}
+	print_notes(x);
+	if (x->o->html && !(f = fopen(x->o->html, "w"))) {
+		fprintf(stderr, PROG ": %s: %s\n", x->o->html, strerror(errno));
+		rc = 1;
+	} else {
+		rc = report_dashboard_write(f, &x->log, x->c, x->o->node_dir ? &ns : NULL, &opts);
+		if ((f != stdout && fclose(f)) || rc) {
+			fprintf(stderr, PROG ": %s: error writing the dashboard\n",
+				x->o->html ? x->o->html : "stdout");
+			rc = 1;
+		}
+	}
+	if (x->o->node_dir)
+		report_node_summary_free(&ns);
+	return rc;
+}

@@ -9,6 +9,8 @@
  *   placement-report history [--since T] [--export FILE]
  *                                     decision statistics; training samples for topognn-train
  *   placement-report metrics          topognn's own metrics, Prometheus text format
+ *   placement-report dashboard --html FILE
+ *                                     the Grafana dashboard's panels as a static page
  *
  * Sources: the decision log (--decisions FILE) and the live cluster through
  * slurmrestd (--slurmrestd URL). Either may be missing; the report says so
@@ -57,6 +59,7 @@ static void usage(FILE *f)
 		"       " PROG " [options] whatif --nodes N --gpus-per-node G [--comm heavy|light|none]\n"
 		"       " PROG " [options] history [--since T] [--until T] [--export FILE]\n"
 		"       " PROG " [options] metrics\n"
+		"       " PROG " [options] dashboard [--html FILE]\n"
 		"sources:  --decisions FILE  --graph FILE.json | --ibnetdiscover FILE | --fattree SPEC\n"
 		"          --slurmrestd URL  (JWT from SLURM_JWT, else `scontrol token`;\n"
 		"                            https://, unix:/path or http://localhost;\n"
@@ -238,8 +241,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	if (strcmp(o->cmd, "job") && strcmp(o->cmd, "cluster") && strcmp(o->cmd, "whatif") &&
-	    strcmp(o->cmd, "history") && strcmp(o->cmd, "metrics")) {
-		fprintf(stderr, PROG ": unknown command \"%s\" (job, cluster, whatif, history, metrics)\n",
+	    strcmp(o->cmd, "history") && strcmp(o->cmd, "metrics") && strcmp(o->cmd, "dashboard")) {
+		fprintf(stderr, PROG ": unknown command \"%s\" (job, cluster, whatif, history, metrics, dashboard)\n",
 			o->cmd);
 		return -1;
 	}
@@ -342,7 +345,8 @@ static int load_sources(struct ctx *x)
 			note(x, "live cluster not available: %s",
 			     topo_error_format(&err, buf, sizeof(buf)));
 	}
-	if (!x->have_log && !x->have_rest && strcmp(o->cmd, "whatif")) {
+	if (!x->have_log && !x->have_rest && strcmp(o->cmd, "whatif") &&
+	    !(o->node_dir && !strcmp(o->cmd, "metrics"))) {
 		fprintf(stderr, PROG ": no source to report on%s%s\n", x->nnotes ? ": " : "",
 			x->nnotes ? x->notes[0] : " (give --decisions FILE or --slurmrestd URL)");
 		for (int i = 1; i < x->nnotes; i++)
@@ -389,23 +393,8 @@ int build_occupancy(struct ctx *x)
 			if (h >= 0)
 				x->occ.host_flags[h] = x->rest.nodes[n].flags;
 		}
-	} else if (x->have_log) {
-		int n, *run = report_log_running(&x->log, x->at, &n);
-
-		if (!run)
-			return -1;
-		for (int i = 0; i < n; i++) {
-			const report_decision *d = &x->log.d[run[i]];
-			place_comm m = report_decision_comm(d);
-
-			if (report_occupancy_add(&x->occ, d->job, (const char *const *)d->allocated,
-						 d->nallocated, d->gpus_per_host, d->cores_per_host,
-						 &m, d->policy)) {
-				free(run);
-				return -1;
-			}
-		}
-		free(run);
+	} else if (x->have_log && report_occupancy_add_running(&x->occ, &x->log, x->at)) {
+		return -1;
 	}
 	report_occupancy_finish(&x->occ);
 	return 0;
@@ -526,6 +515,8 @@ int main(int argc, char **argv)
 		rc = cmd_whatif(&x);
 	else if (!strcmp(o.cmd, "history"))
 		rc = cmd_history(&x);
+	else if (!strcmp(o.cmd, "dashboard"))
+		rc = cmd_dashboard(&x);
 	else
 		rc = cmd_metrics(&x);
 out:

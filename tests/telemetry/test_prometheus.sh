@@ -91,25 +91,7 @@ field() {
 	printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
 }
 
-# A free port below the kernel's ephemeral range (32768+), so no outgoing
-# connection (a scrape, the probe) can take it between this check and the
-# server's bind; also clear of the Slurm test cluster's 26817-26949.
-free_port() {
-	python3 -c '
-import random, socket
-for _ in range(200):
-    p = random.randint(20000, 26700)
-    s = socket.socket()
-    try:
-        s.bind(("127.0.0.1", p))
-    except OSError:
-        continue
-    finally:
-        s.close()
-    print(p)
-    break
-'
-}
+. "$(dirname "$0")/../free_port.sh"
 
 # ---- fake sysfs ----------------------------------------------------------------
 make_port() { # make_port SYSROOT DEVICE

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "place_view.h"
+#include "report_history.h"
 #include "topo_num.h"
 
 int report_occupancy_init(report_occupancy *o, const place_cluster *c)
@@ -22,8 +23,9 @@ int report_occupancy_init(report_occupancy *o, const place_cluster *c)
 	o->host_flags = calloc((size_t)o->nhosts + 1, sizeof(unsigned));
 	o->group_hosts = calloc((size_t)o->ngroups, sizeof(int));
 	o->group_busy = calloc((size_t)o->ngroups, sizeof(int));
+	o->group_idle = calloc((size_t)o->ngroups, sizeof(int));
 	if (!o->host_job || !o->host_njobs || !o->host_flags || !o->group_hosts ||
-	    !o->group_busy) {
+	    !o->group_busy || !o->group_idle) {
 		report_occupancy_free(o);
 		return -1;
 	}
@@ -43,6 +45,7 @@ void report_occupancy_free(report_occupancy *o)
 	free(o->host_flags);
 	free(o->group_hosts);
 	free(o->group_busy);
+	free(o->group_idle);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -116,6 +119,23 @@ int report_occupancy_add(report_occupancy *o, uint32_t job, const char *const *h
 	return 0;
 }
 
+int report_occupancy_add_running(report_occupancy *o, const report_log *log, double at)
+{
+	int n, *run = report_log_running(log, at, &n), rc = 0;
+
+	if (!run)
+		return -1;
+	for (int i = 0; i < n && rc == 0; i++) {
+		const report_decision *d = &log->d[run[i]];
+		place_comm m = report_decision_comm(d);
+
+		rc = report_occupancy_add(o, d->job, (const char *const *)d->allocated, d->nallocated,
+					  d->gpus_per_host, d->cores_per_host, &m, d->policy);
+	}
+	free(run);
+	return rc;
+}
+
 void report_occupancy_finish(report_occupancy *o)
 {
 	const place_cluster *c = o->c;
@@ -123,6 +143,7 @@ void report_occupancy_finish(report_occupancy *o)
 
 	memset(o->group_hosts, 0, (size_t)o->ngroups * sizeof(int));
 	memset(o->group_busy, 0, (size_t)o->ngroups * sizeof(int));
+	memset(o->group_idle, 0, (size_t)o->ngroups * sizeof(int));
 	o->idle_hosts = o->busy_hosts = o->heavy_spanning = 0;
 	for (int h = 0; h < o->nhosts; h++) {
 		int g = place_cluster_host_group(c, h) >= 0 ? place_cluster_host_group(c, h) : o->ngroups - 1;
@@ -132,8 +153,10 @@ void report_occupancy_finish(report_occupancy *o)
 		o->group_busy[g] += busy;
 		if (busy)
 			o->busy_hosts++;
-		else if (!(o->host_flags[h] & (PLACE_HOST_DOWN | PLACE_HOST_DRAIN)))
+		else if (!(o->host_flags[h] & (PLACE_HOST_DOWN | PLACE_HOST_DRAIN))) {
 			o->idle_hosts++;
+			o->group_idle[g]++;
+		}
 	}
 	for (int h = 0; h < o->nhosts; h++) {
 		int g = place_cluster_host_group(c, h) >= 0 ? place_cluster_host_group(c, h) : o->ngroups - 1;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "place.h"
+#include "report_log.h"
 #include "topo_error.h"
 
 typedef struct report_job {
@@ -39,7 +40,7 @@ typedef struct report_occupancy {
 	report_job *jobs;
 	int njobs, cap;
 	int ngroups;          /* including the trailing pseudo-group */
-	int *group_hosts, *group_busy;
+	int *group_hosts, *group_busy, *group_idle; /* idle: usable hosts without a job */
 	int idle_hosts, busy_hosts;
 	double fragmentation; /* 0..1 */
 	int heavy_spanning;   /* heavy jobs over more than one group */
@@ -54,6 +55,11 @@ void report_occupancy_free(report_occupancy *o);
 int report_occupancy_add(report_occupancy *o, uint32_t job, const char *const *hosts,
 			 int nhosts, int gpus_per_host, int cores_per_host,
 			 const place_comm *comm, const char *policy);
+
+/* Add the jobs the log says were running at time `at` (report_log_running)
+ * on the hosts they were allocated. Returns 0, or -1 (out of memory). Call
+ * report_occupancy_finish after. */
+int report_occupancy_add_running(report_occupancy *o, const report_log *log, double at);
 
 /* Recompute the per-group counts, fragmentation and spanning counts after
  * the last add or flag change. */

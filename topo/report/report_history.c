@@ -63,6 +63,8 @@ int report_stats_compute(const report_log *log, double since, double until, repo
 		st->placed++;
 		count_policy(st, d->policy);
 		st->not_followed += d->followed == 0;
+		st->deferred += d->deferred;
+		st->waited += !d->deferred && d->waited_s > 0;
 		if (!isnan(d->latency_us)) {
 			lat[st->nlatency++] = d->latency_us;
 			st->latency_sum_us += d->latency_us;

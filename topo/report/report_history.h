@@ -32,6 +32,8 @@ typedef struct report_stats {
 	int placed;            /* ok */
 	int failed;            /* not ok: no topognn decision (Slurm's own choice stood) */
 	int not_followed;      /* plugin lines where Slurm's allocation differs from the choice */
+	int deferred;          /* placed decisions that deferred the job for locality */
+	int waited;            /* placed decisions that started a job after it had waited */
 	report_policy_count policies[8];
 	int npolicies;
 	/* latency of placed decisions */

@@ -209,6 +209,7 @@ static int copy_hosts(const report_choice *c, char ***out, int *n)
 static int record_fields(json_t *o, report_decision *d, const char **why)
 {
 	json_t *alts = json_object_get(o, "alternatives"), *a;
+	json_t *loc = json_object_get(o, "locality");
 	size_t i;
 
 	d->timestamp = num(json_object_get(o, "timestamp"), 0);
@@ -221,6 +222,8 @@ static int record_fields(json_t *o, report_decision *d, const char **why)
 	copy_str(d->model, sizeof(d->model), json_object_get(o, "model"));
 	d->candidates = inum(json_object_get(o, "candidates"), 0);
 	d->latency_us = num(json_object_get(o, "latency_us"), NAN);
+	d->deferred = json_is_true(json_object_get(loc, "deferred"));
+	d->waited_s = num(json_object_get(loc, "waited_s"), 0);
 	request_from(json_object_get(o, "request"), d);
 	if (choice_from(json_object_get(o, "chosen"), &d->chosen, why) ||
 	    choice_from(json_object_get(o, "baseline"), &d->baseline, why))

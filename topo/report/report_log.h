@@ -53,6 +53,10 @@ typedef struct report_decision {
 	char pattern[12];
 	int sharp_user;       /* the request's comm says "sharp": true (a SHARP user) */
 	double bytes_per_iter, compute_s_per_iter;
+	/* waiting for locality (the record's "locality"): deferred = the job was
+	 * not started by this decision; waited_s = how long it had been deferred */
+	int deferred;
+	double waited_s;
 	/* choices (nhosts 0 when absent) */
 	report_choice chosen, baseline;
 	report_choice *alternatives;

@@ -50,8 +50,28 @@ static void counter(FILE *f, const char *name, const char *help, double v)
 	value(f, v);
 }
 
-int report_metrics_write(FILE *f, const report_stats *st, const report_occupancy *o,
-			 int skipped_lines)
+/* name{key="value"} (no value yet). */
+static void labelled(FILE *f, const char *name, const char *key, const char *v)
+{
+	fprintf(f, "%s{%s=\"", name, key);
+	label(f, v);
+	fputs("\"} ", f);
+}
+
+static void group_gauge(FILE *f, const report_occupancy *o, const char *name, const char *help,
+			const int *count)
+{
+	head(f, name, "gauge", help);
+	for (int g = 0; g < o->ngroups; g++)
+		if (o->group_hosts[g] > 0) {
+			labelled(f, name, "group", g < place_cluster_ngroups(o->c)
+							   ? place_cluster_group_name(o->c, g) : "none");
+			fprintf(f, "%d\n", count[g]);
+		}
+}
+
+int report_metrics_write(FILE *f, const report_stats *st, const report_log *log,
+			 const report_occupancy *o)
 {
 	head(f, "topognn_decisions_total", "counter",
 	     "Placement decisions in the decision log that placed a job, by policy.");
@@ -66,6 +86,11 @@ int report_metrics_write(FILE *f, const report_stats *st, const report_occupancy
 	counter(f, "topognn_decisions_failed_total",
 		"Decisions where topognn found no placement, so Slurm's own choice stood (fallbacks).",
 		st->failed);
+	counter(f, "topognn_decisions_deferred_total",
+		"Decisions that deferred a heavy job to wait for locality (it was not started).",
+		st->deferred);
+	counter(f, "topognn_decisions_after_wait_total",
+		"Decisions that started a job after it had waited for locality.", st->waited);
 	counter(f, "topognn_decisions_not_followed_total",
 		"Jobs whose Slurm allocation differs from topognn's choice (shadow mode).",
 		st->not_followed);
@@ -101,24 +126,59 @@ int report_metrics_write(FILE *f, const report_stats *st, const report_occupancy
 	      "Mean realised slowdown of the same jobs.", st->realised_slowdown_mean);
 	gauge(f, "topognn_slowdown_prediction_error_mean",
 	      "Mean absolute error of the predicted slowdown.", st->slowdown_mae);
+	counter(f, "topognn_heavy_jobs_total", "Heavy multi-host jobs placed.", st->heavy);
 	counter(f, "topognn_heavy_jobs_spanning_groups_total",
 		"Heavy multi-host jobs placed over more than one group.", st->heavy_spanning);
 	counter(f, "topognn_decision_log_skipped_lines_total",
-		"Lines of the decision log that could not be read.", skipped_lines);
+		"Lines of the decision log that could not be read.", log ? log->skipped : 0);
+	counter(f, "topognn_decision_log_lines_total", "Lines of the decision log read.",
+		log ? log->lines : 0);
+	if (log)
+		gauge(f, "topognn_decision_log_last_timestamp_seconds",
+		      "Time of the newest line of the decision log (seconds since the epoch).",
+		      log->n || log->lines ? report_log_last_time(log) : NAN);
 	if (o) {
 		gauge(f, "topognn_running_jobs", "Jobs running now.", o->njobs);
 		gauge(f, "topognn_hosts_busy", "Hosts with a running job.", o->busy_hosts);
 		gauge(f, "topognn_hosts_idle", "Usable hosts without a job.", o->idle_hosts);
 		gauge(f, "topognn_fragmentation_ratio",
 		      "Share of idle hosts in groups that are not wholly idle.", o->fragmentation);
-		head(f, "topognn_group_busy_hosts", "gauge", "Busy hosts per group.");
-		for (int g = 0; g < o->ngroups; g++)
-			if (o->group_hosts[g] > 0) {
-				fputs("topognn_group_busy_hosts{group=\"", f);
-				label(f, g < place_cluster_ngroups(o->c) ? place_cluster_group_name(o->c, g)
-									 : "none");
-				fprintf(f, "\"} %d\n", o->group_busy[g]);
-			}
+		group_gauge(f, o, "topognn_group_busy_hosts", "Busy hosts per group.", o->group_busy);
+		group_gauge(f, o, "topognn_group_idle_hosts", "Usable idle hosts per group.",
+			    o->group_idle);
+	}
+	return ferror(f) ? -1 : 0;
+}
+
+int report_metrics_write_nodes(FILE *f, const report_node_summary *s)
+{
+	counter(f, "topognn_node_report_jobs_total",
+		"Jobs with at least one node report (jobs the node side ran for).", s->jobs);
+	gauge(f, "topognn_node_reports_unreadable",
+	      "Node report files that are not a readable JSON object.", s->unreadable);
+	head(f, "topognn_node_report_timestamp_seconds", "gauge",
+	     "Time of the node's newest report (seconds since the epoch).");
+	for (int i = 0; i < s->n; i++) {
+		labelled(f, "topognn_node_report_timestamp_seconds", "node", s->nodes[i].host);
+		value(f, s->nodes[i].time);
+	}
+	head(f, "topognn_node_irq_findings", "gauge",
+	     "IRQ audit findings of the node's newest report, by kind.");
+	for (int i = 0; i < s->n; i++)
+		for (int k = 0; k < REPORT_NODE_IRQ_KINDS; k++) {
+			fputs("topognn_node_irq_findings{node=\"", f);
+			label(f, s->nodes[i].host);
+			fprintf(f, "\",kind=\"%s\"} %d\n", report_node_irq_kinds[k],
+				s->nodes[i].findings[k]);
+		}
+	head(f, "topognn_node_irq_failed", "gauge",
+	     "1 when the node's newest report says its IRQ audit or enforcement failed.");
+	for (int i = 0; i < s->n; i++) {
+		fputs("topognn_node_irq_failed{node=\"", f);
+		label(f, s->nodes[i].host);
+		fputs("\",mode=\"", f);
+		label(f, s->nodes[i].mode[0] ? s->nodes[i].mode : "unknown");
+		fprintf(f, "\"} %d\n", strcmp(s->nodes[i].status, "error") == 0);
 	}
 	return ferror(f) ? -1 : 0;
 }

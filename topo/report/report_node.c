@@ -35,20 +35,37 @@ void report_node_free(report_node_outcome *o, int n)
 	free(o);
 }
 
-/* The host part of "job-<job>.<host>.json" (what the SPANK plugin writes,
- * docs/node-side.md) or "<job>.<host>.json" when the name is job's, else NULL. */
+/* Split a report file name, "job-<job>.<host>.json" (what the SPANK plugin
+ * writes, docs/node-side.md) or "<job>.<host>.json", into the job id and a
+ * malloc'd host; NULL when the name is neither (or memory runs out). */
+static char *parse_name(const char *name, uint32_t *job)
+{
+	const char *p = strncmp(name, "job-", 4) == 0 ? name + 4 : name, *dot;
+	size_t nl = strlen(name);
+	unsigned long v = 0;
+
+	if (*p < '0' || *p > '9' || nl < 5 || strcmp(name + nl - 5, ".json"))
+		return NULL;
+	for (dot = p; *dot >= '0' && *dot <= '9'; dot++)
+		if ((v = v * 10 + (unsigned long)(*dot - '0')) > UINT32_MAX)
+			return NULL;
+	if (*dot != '.' || dot + 1 >= name + nl - 5)
+		return NULL;
+	*job = (uint32_t)v;
+	return strndup(dot + 1, (size_t)(name + nl - 5 - (dot + 1)));
+}
+
+/* The host part of a report file name when the report is job's, else NULL. */
 static char *host_of(const char *name, uint32_t job)
 {
-	char prefix[24];
-	size_t pl, nl = strlen(name);
+	uint32_t j;
+	char *host = parse_name(name, &j);
 
-	if (strncmp(name, "job-", 4) == 0)
-		pl = (size_t)snprintf(prefix, sizeof(prefix), "job-%u.", job);
-	else
-		pl = (size_t)snprintf(prefix, sizeof(prefix), "%u.", job);
-	if (nl <= pl + 5 || strncmp(name, prefix, pl) || strcmp(name + nl - 5, ".json"))
+	if (host && j != job) {
+		free(host);
 		return NULL;
-	return strndup(name + pl, nl - pl - 5);
+	}
+	return host;
 }
 
 /* The report's "job_id" (a string or a number) is `job`, or absent. */
@@ -220,6 +237,150 @@ oom:
 	closedir(d);
 	report_node_free(o, n);
 	report_node_skips_free(skipped);
+	topo_error_set(err, dir, 0, "out of memory reading node reports");
+	return -1;
+}
+
+/* ---- summary for monitoring ------------------------------------------------- */
+
+const char *const report_node_irq_kinds[REPORT_NODE_IRQ_KINDS] = {
+	"shared-core", "remote-numa", "on-job-cores", "all-on-one-core"};
+
+static void copy_field(char *dst, size_t len, json_t *v)
+{
+	snprintf(dst, len, "%s", json_is_string(v) ? json_string_value(v) : "");
+}
+
+/* One report's health; 0 read, 1 unreadable. */
+static int health_read(const char *path, report_node_health *h)
+{
+	json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, NULL), *irq, *f;
+	size_t i;
+
+	if (!json_is_object(root)) {
+		json_decref(root);
+		return 1;
+	}
+	h->time = json_is_number(json_object_get(root, "time"))
+			  ? json_number_value(json_object_get(root, "time")) : 0;
+	irq = json_object_get(root, "irq");
+	copy_field(h->mode, sizeof(h->mode), json_object_get(irq, "mode"));
+	copy_field(h->status, sizeof(h->status), json_object_get(irq, "status"));
+	json_array_foreach(json_object_get(irq, "findings"), i, f) {
+		const char *kind = json_string_value(json_object_get(f, "kind"));
+
+		for (int k = 0; kind && k < REPORT_NODE_IRQ_KINDS; k++)
+			h->findings[k] += strcmp(kind, report_node_irq_kinds[k]) == 0;
+	}
+	json_decref(root);
+	return 0;
+}
+
+static int newer(const report_node_health *a, const report_node_health *b)
+{
+	return a->time > b->time || (a->time == b->time && a->job > b->job);
+}
+
+static int cmp_health(const void *a, const void *b)
+{
+	return topo_hostname_cmp(((const report_node_health *)a)->host,
+				 ((const report_node_health *)b)->host);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Keep h as its host's entry when it is the newest; takes h->host. */
+static int health_keep(report_node_summary *s, int *cap, report_node_health *h)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->nodes[i].host, h->host)) {
+			if (newer(h, &s->nodes[i])) {
+				free(s->nodes[i].host);
+				s->nodes[i] = *h;
+			} else {
+				free(h->host);
+			}
+			return 0;
+		}
+	if (s->n == *cap) {
+		report_node_health *g = realloc(s->nodes, (size_t)(*cap = *cap ? 2 * *cap : 16) *
+							     sizeof(*g));
+
+		if (!g) {
+			free(h->host);
+			return -1;
+		}
+		s->nodes = g;
+	}
+	s->nodes[s->n++] = *h;
+	return 0;
+}
+
+void report_node_summary_free(report_node_summary *s)
+{
+	for (int i = 0; s->nodes && i < s->n; i++)
+		free(s->nodes[i].host);
+	free(s->nodes);
+	memset(s, 0, sizeof(*s));
+}
+
+int report_node_summarise(const char *dir, report_node_summary *s, topo_error *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	uint32_t *jobs = NULL;
+	int cap = 0, njobs = 0, jcap = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (!d) {
+		topo_error_set(err, dir, 0, "cannot read the node report directory: %s",
+			       strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		report_node_health h = {0};
+		char path[4096];
+
+		if (!(h.host = parse_name(e->d_name, &h.job)))
+			continue;
+		s->reports++;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (health_read(path, &h)) {
+			s->unreadable++;
+			free(h.host);
+			continue;
+		}
+		if (njobs == jcap) {
+			uint32_t *g = realloc(jobs, (size_t)(jcap = jcap ? 2 * jcap : 64) * sizeof(*g));
+
+			if (!g) {
+				free(h.host);
+				goto oom;
+			}
+			jobs = g;
+		}
+		jobs[njobs++] = h.job;
+		if (health_keep(s, &cap, &h))
+			goto oom;
+	}
+	closedir(d);
+	if (njobs > 1)
+		qsort(jobs, (size_t)njobs, sizeof(*jobs), cmp_u32);
+	for (int i = 0; i < njobs; i++)
+		s->jobs += i == 0 || jobs[i] != jobs[i - 1];
+	free(jobs);
+	if (s->n > 1)
+		qsort(s->nodes, (size_t)s->n, sizeof(*s->nodes), cmp_health);
+	return 0;
+oom:
+	closedir(d);
+	free(jobs);
+	report_node_summary_free(s);
 	topo_error_set(err, dir, 0, "out of memory reading node reports");
 	return -1;
 }

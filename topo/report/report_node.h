@@ -53,4 +53,32 @@ int report_node_load(const char *dir, uint32_t job, report_node_outcome **out,
 void report_node_free(report_node_outcome *o, int n);
 void report_node_skips_free(report_node_skips *s);
 
+/* The node side's health for monitoring (placement-report metrics): every
+ * report in a directory, each host's newest one (by its "time", then job id)
+ * summarised. Finding kinds are those of the IRQ audit (docs/node-side.md). */
+#define REPORT_NODE_IRQ_KINDS 4
+extern const char *const report_node_irq_kinds[REPORT_NODE_IRQ_KINDS];
+
+typedef struct report_node_health {
+	char *host;
+	uint32_t job;       /* of the newest report */
+	double time;        /* its "time" (seconds since the epoch), 0 unknown */
+	char mode[12];      /* irq.mode: "audit", "enforce", "off"; "" unknown */
+	char status[12];    /* irq.status: "ok", "error", "skipped"; "" unknown */
+	int findings[REPORT_NODE_IRQ_KINDS]; /* irq.findings by kind */
+} report_node_health;
+
+typedef struct report_node_summary {
+	report_node_health *nodes; /* sorted by host */
+	int n;
+	int jobs;           /* distinct job ids with at least one report */
+	int reports;        /* report files */
+	int unreadable;     /* of which not a readable JSON object */
+} report_node_summary;
+
+/* Summarise every report in dir. Returns 0, or -1 with err when dir cannot
+ * be read or memory runs out. */
+int report_node_summarise(const char *dir, report_node_summary *s, topo_error *err);
+void report_node_summary_free(report_node_summary *s);
+
 #endif

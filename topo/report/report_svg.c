@@ -56,7 +56,7 @@ const char *report_svg_colour(int i, char buf[8])
 	return buf;
 }
 
-static void esc(FILE *f, const char *s)
+void report_svg_escape(FILE *f, const char *s)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
@@ -254,14 +254,14 @@ static void draw_spines(FILE *f, const report_occupancy *o, const layout *L)
 		const topo_vertex *v = topo_graph_vertex(g, L->spine_vid[s]);
 
 		fprintf(f, "<g class=\"switch spine\" data-switch=\"");
-		esc(f, v->name);
+		report_svg_escape(f, v->name);
 		fprintf(f, "\"><title>");
-		esc(f, v->name);
+		report_svg_escape(f, v->name);
 		fprintf(f, " (%s)</title><rect x=\"%.1f\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"3\" "
 			   "fill=\"#3b4a5a\"/><text x=\"%.1f\" y=\"%d\" class=\"sw\">",
 			topo_level_name(v->level), L->spine_x[s] - SPINE_W / 2.0, TOP_SPINES, SPINE_W,
 			SPINE_H, L->spine_x[s], TOP_SPINES + 14);
-		esc(f, short_name(v->name));
+		report_svg_escape(f, short_name(v->name));
 		fputs("</text></g>\n", f);
 	}
 	fputs("</g>\n", f);
@@ -276,12 +276,12 @@ static void draw_group(FILE *f, const report_occupancy *o, const layout *L,
 	char col[8];
 
 	fprintf(f, "<g class=\"group\" data-group=\"");
-	esc(f, name);
+	report_svg_escape(f, name);
 	fprintf(f, "\">\n<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"6\" "
 		   "fill=\"#f7f7f4\" stroke=\"#b9b9b0\"/>\n",
 		L->group_x[gi], TOP_GROUPS, L->group_w[gi], L->groups_bottom - TOP_GROUPS);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"gname\">", L->group_x[gi] + 8, TOP_GROUPS + 17);
-	esc(f, name);
+	report_svg_escape(f, name);
 	fprintf(f, "</text>\n<text x=\"%d\" y=\"%d\" class=\"gocc\">%d/%d busy</text>\n",
 		L->group_x[gi] + 8, TOP_GROUPS + 31, o->group_busy[gi], o->group_hosts[gi]);
 	for (int l = 0; l < place_cluster_nleaves(c); l++) {
@@ -292,16 +292,16 @@ static void draw_group(FILE *f, const report_occupancy *o, const layout *L,
 			continue;
 		hot = opts->leaf_util && opts->leaf_util[l] >= opts->util_threshold;
 		fprintf(f, "<g class=\"switch leaf%s\" data-switch=\"", hot ? " hot" : "");
-		esc(f, lname);
+		report_svg_escape(f, lname);
 		fprintf(f, "\"><title>");
-		esc(f, lname);
+		report_svg_escape(f, lname);
 		if (opts->leaf_util)
 			fprintf(f, ", up-links %.0f%% utilised", 100 * opts->leaf_util[l]);
 		fprintf(f, "</title><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" rx=\"2\" "
 			   "fill=\"%s\"/><text x=\"%d\" y=\"%d\" class=\"lf\">",
 			L->leaf_x[l], L->leaf_y[l], LEAF_W, LEAF_H, hot ? "#d62728" : "#6b7f93",
 			L->leaf_x[l] + LEAF_W / 2, L->leaf_y[l] + 11);
-		esc(f, short_name(lname));
+		report_svg_escape(f, short_name(lname));
 		fputs("</text></g>\n", f);
 	}
 	for (int h = 0; h < place_cluster_nhosts(c); h++) {
@@ -314,11 +314,11 @@ static void draw_group(FILE *f, const report_occupancy *o, const layout *L,
 		fl = o->host_flags[h];
 		faded = opts->highlight >= 0 && j != opts->highlight;
 		fprintf(f, "<g class=\"host%s\" data-host=\"", j >= 0 ? " busy" : " idle");
-		esc(f, place_cluster_host_name(c, h));
+		report_svg_escape(f, place_cluster_host_name(c, h));
 		if (j >= 0)
 			fprintf(f, "\" data-job=\"%u", o->jobs[j].job);
 		fprintf(f, "\"%s><title>", faded ? " opacity=\"0.3\"" : "");
-		esc(f, place_cluster_host_name(c, h));
+		report_svg_escape(f, place_cluster_host_name(c, h));
 		if (j >= 0)
 			fprintf(f, ": job %u%s", o->jobs[j].job,
 				o->host_njobs[h] > 1 ? " and others" : "");
@@ -391,7 +391,7 @@ int report_svg_write(FILE *f, const report_occupancy *o, const report_svg_opts *
 	}
 	if (opts->html) {
 		fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", f);
-		esc(f, opts->title ? opts->title : "topognn placement");
+		report_svg_escape(f, opts->title ? opts->title : "topognn placement");
 		fputs("</title><style>body{margin:0;background:#fff}</style></head><body>\n", f);
 	} else {
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
@@ -401,14 +401,14 @@ int report_svg_write(FILE *f, const report_occupancy *o, const report_svg_opts *
 		   "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
 		L.width, L.height, L.width, L.height, style);
 	fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"title\">", MARGIN, 30);
-	esc(f, opts->title ? opts->title : "topognn placement");
+	report_svg_escape(f, opts->title ? opts->title : "topognn placement");
 	fprintf(f, "</text>\n<text x=\"%d\" y=\"%d\" class=\"sub\">%d hosts, %d busy, %d idle; "
 		   "fragmentation %.0f%%; %d heavy job%s across groups",
 		MARGIN, 48, o->nhosts, o->busy_hosts, o->idle_hosts, 100 * o->fragmentation,
 		o->heavy_spanning, o->heavy_spanning == 1 ? "" : "s");
 	if (opts->subtitle) {
 		fputs(" \xc2\xb7 ", f);
-		esc(f, opts->subtitle);
+		report_svg_escape(f, opts->subtitle);
 	}
 	fputs("</text>\n", f);
 	draw_cables(f, o, &L);

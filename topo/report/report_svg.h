@@ -29,6 +29,9 @@ void report_svg_opts_init(report_svg_opts *opts);
 /* The colour of palette index i as "#rrggbb" into buf (8 bytes). */
 const char *report_svg_colour(int i, char buf[8]);
 
+/* s as XML/HTML text (<, >, & and " escaped). */
+void report_svg_escape(FILE *f, const char *s);
+
 /* Draw o to f. Returns 0, or -1 on a write error or memory exhaustion. */
 int report_svg_write(FILE *f, const report_occupancy *o, const report_svg_opts *opts);
 
