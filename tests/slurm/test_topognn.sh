@@ -165,11 +165,17 @@ if (( ng == 4 && nl == 8 && ns == 2 )) && grep -q '^GroupName=su2 Nodes=n\[009-0
 else
     fail "scontrol show topology: $ng groups, $nl leaves, $ns spines: $topo"
 fi
-one=$(timeout 10 scontrol show topology n012 2>&1 || true)
+# 24.11: scontrol show topology NODES; 25.05+: [NAME] node=NODES (a bare
+# word names a topology of topology.yaml).
+case "$(scontrol --version)" in
+    "slurm 24."*) node_arg=n012 ;;
+    *) node_arg=node=n012 ;;
+esac
+one=$(timeout 10 scontrol show topology "$node_arg" 2>&1 || true)
 if grep -q '^GroupName=su2 ' <<< "$one"; then
-    pass "scontrol show topology n012 names group su2"
+    pass "scontrol show topology $node_arg names group su2"
 else
-    fail "scontrol show topology n012: $one"
+    fail "scontrol show topology $node_arg: $one"
 fi
 
 # ---- heavy job: one group when one fits -------------------------------------
