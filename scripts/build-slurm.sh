@@ -143,6 +143,13 @@ stamp_matches() {
     return 1
 }
 
+# Each release has its own prefix: never install over another release.
+if [[ -f "$stamp" ]]; then
+    read -r have_version _ < "$stamp" || true
+    [[ "$have_version" == "version=$SLURM_VERSION" ]] \
+        || die "$prefix holds Slurm ${have_version#version=}, not $SLURM_VERSION: give each release its own TOPOGNN_SLURM_PREFIX (e.g. $(dirname -- "$prefix")/slurm-$SLURM_VERSION)"
+fi
+
 # A prefix that already holds this release, built from another source tree
 # (another checkout sharing the install), is adopted rather than rebuilt when
 # TOPOGNN_SLURM_SRCDIR was not given: rebuilding would reinstall Slurm under
