@@ -16,7 +16,7 @@
 # releases' tarballs are at hand (TOPOGNN_SLURM_TARBALL, which .ci/run sets),
 # two more passes follow (TOPOGNN_SLURM_ALSO overrides the list, "" for none):
 # 26.05.3 builds the plugins and runs every real-cluster test again; 25.11.7
-# builds the plugins and runs the smoke and topognn tests. Each release lives
+# builds the plugins and runs the smoke, topognn and topology.yaml tests. Each release lives
 # in its own prefix, a sibling slurm-VER of TOPOGNN_SLURM_PREFIX's.
 # Each step's wall time is listed at the end.
 set -uo pipefail
@@ -207,7 +207,8 @@ for ver in $slurm_also; do
 			make -j"'"$jobs"'" -C "$d" >/dev/null || exit 1; done' \
 		"$top" "$dir" --with-ibnetdisc "${slurm_configure[@]}" || continue
 	case $ver in
-	25.11.*) slurm_tests "$ver" "$dir" tests/slurm/test_cluster_smoke.sh tests/slurm/test_topognn.sh ;;
+	25.11.*) slurm_tests "$ver" "$dir" tests/slurm/test_cluster_smoke.sh tests/slurm/test_topognn.sh \
+		tests/slurm/test_topology_yaml.sh ;;
 	*) slurm_tests "$ver" "$dir" tests/slurm/test_*.sh ;;
 	esac
 done
