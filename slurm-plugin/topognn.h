@@ -41,7 +41,7 @@
 
 
 typedef enum {
-	TOPOGNN_MODE_OFF = 0,	/* Slurm's generic selection decides */
+	TOPOGNN_MODE_OFF = 0,	/* topology/tree on the graph decides */
 	TOPOGNN_MODE_SHADOW,	/* Slurm decides; topognn logs its choice */
 	TOPOGNN_MODE_ENFORCE,	/* topognn decides */
 } topognn_mode_t;

@@ -115,10 +115,21 @@ static topognn_ctx_t *_load(bool with_nodes)
 	rc = topognn_conf_read(path, &conf);
 	fatal_on_error = conf.fatal_on_error;
 	if (rc == SLURM_SUCCESS && conf.mode == TOPOGNN_MODE_OFF) {
-		info("%s: Mode=off: Slurm's generic selection",
+		/* Only the graph's switches are used: no model, no scoring. */
+		xfree(conf.model_file);
+		conf.model_default = false;
+		conf.policy = PLACE_POLICY_MODEL;
+		if (!conf.graph_file) {
+			info("%s: Mode=off and no GraphFile=: Slurm's generic selection",
+			     path);
+			topognn_conf_free(&conf);
+			xfree(path);
+			return NULL;
+		}
+		info("%s: Mode=off: topology/tree's own evaluation on the graph's switches decides",
 		     path);
-		topognn_conf_free(&conf);
-	} else if (rc == SLURM_SUCCESS) {
+	}
+	if (rc == SLURM_SUCCESS) {
 		ctx = topognn_ctx_build(&conf, with_nodes);
 		rc = ctx ? SLURM_SUCCESS : SLURM_ERROR;
 	} else {
@@ -161,7 +172,7 @@ extern int topognn_p_build_config(void)
 	if (!running_in_slurmctld() || !node_record_count)
 		return SLURM_SUCCESS;
 	ctx = _load_for_build();
-	if (ctx)
+	if (ctx && ctx->conf.mode != TOPOGNN_MODE_OFF)
 		topognn_telem_start(ctx);
 	slurm_rwlock_wrlock(&topognn_lock);
 	old = topognn_ctx;
@@ -234,7 +245,8 @@ extern bool topognn_p_generate_node_ranking(void)
 	ranked_ctx = ctx;	/* kept for build_config, see ranked_ctx */
 	ranked_loaded = true;
 	slurm_mutex_unlock(&ranked_lock);
-	if (!ctx)
+	/* Mode=off leaves the node order alone, as topology/tree does. */
+	if (!ctx || ctx->conf.mode == TOPOGNN_MODE_OFF)
 		return false;
 	for (int i = 0; (node_ptr = next_node(&i)); i++) {
 		int h = place_cluster_find_host(ctx->cluster, node_ptr->name);
@@ -443,12 +455,15 @@ static void _print_rec(topognn_topo_rec_t *r, char **out)
 		if (r->switches)
 			xstrfmtcatat(line, &pos, " Leaves=%s", r->switches);
 	} else {
-		xstrfmtcatat(line, &pos, "SwitchName=%s Kind=%s Level=%u LinkSpeed=%u",
-			     r->name, r->kind, r->level, r->link_speed);
+		/* topology/tree's record, then the switch's kind: scripts
+		 * matching tree's "SwitchName=X Level=" keep working. */
+		xstrfmtcatat(line, &pos, "SwitchName=%s Level=%u LinkSpeed=%u",
+			     r->name, r->level, r->link_speed);
 		if (r->nodes)
 			xstrfmtcatat(line, &pos, " Nodes=%s", r->nodes);
 		if (r->switches)
 			xstrfmtcatat(line, &pos, " Switches=%s", r->switches);
+		xstrfmtcatat(line, &pos, " Kind=%s", r->kind);
 	}
 	if ((env = getenv("SLURM_TOPO_LEN")))
 		xstrfmtcat(*out, "%.*s\n", atoi(env), line);

@@ -187,6 +187,23 @@ else
     fail "sbatch 4-node fragment job"
 fi
 
+# ---- --switches: the control for test_topognn.sh's Mode=off and enforce -----
+# (Slurm's testsuite: test_switches) 10 nodes cannot fit under one leaf of 8:
+# with --switches=1 topology/tree keeps the job pending, never drops the limit.
+if sw=$(timeout 10 sbatch --parsable -N 10 --switches=1@10:00 --job-name=smoke-sw \
+        --chdir="$work" --output=/dev/null --wrap 'sleep 1'); then
+    sleep 4
+    st=$(timeout 10 squeue -h -j "$sw" -o '%T' 2>/dev/null || true)
+    if [[ "$st" == PENDING ]]; then
+        pass "topology/tree: --switches=1 -N 10 (leaves of 8) stays pending"
+    else
+        fail "topology/tree: --switches=1 -N 10 is '$st'"
+    fi
+    timeout 10 scancel "$sw" || true
+else
+    fail "sbatch --switches=1 -N 10"
+fi
+
 # ---- teardown, then the summary as the last line ---------------------------
 if "$cluster" stop; then
     pass "cluster stopped"

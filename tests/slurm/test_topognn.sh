@@ -165,6 +165,15 @@ if (( ng == 4 && nl == 8 && ns == 2 )) && grep -q '^GroupName=su2 Nodes=n\[009-0
 else
     fail "scontrol show topology: $ng groups, $nl leaves, $ns spines: $topo"
 fi
+# topology/tree's record format (Slurm's test_topology checks it): scripts
+# matching "SwitchName=X Level=N LinkSpeed=N" must keep working
+nsw=$(grep -c '^SwitchName=' <<< "$topo" || true)
+ntree=$(grep -cE '^SwitchName=[^ ]+ Level=[0-9]+ LinkSpeed=[0-9]+( |$)' <<< "$topo" || true)
+if (( nsw == 10 && ntree == nsw )); then
+    pass "scontrol show topology: every SwitchName= record in topology/tree's format"
+else
+    fail "scontrol show topology: $ntree of $nsw switch records in tree's format: $(grep '^SwitchName=' <<< "$topo" | head -2)"
+fi
 # 24.11: scontrol show topology NODES; 25.05+: [NAME] node=NODES (a bare
 # word names a topology of topology.yaml).
 case "$(scontrol --version)" in
@@ -428,6 +437,30 @@ else
 fi
 cancel_all
 
+# ---- Mode=off: topology/tree's evaluation on the graph, --switches kept -----------
+# (control: test_cluster_smoke.sh runs the same --switches job under topology/tree)
+write_topognn_conf "$etc_conf" off "$work/graph.json"
+"$cluster" restart-ctld >/dev/null || fail "restart into Mode=off"
+sjob=$(submit -N 10 --switches=1@10:00 -J off-s1)
+sleep 4
+st=$(state_of "$sjob")
+if [[ "$st" == PENDING ]]; then
+    pass "Mode=off: --switches=1 -N 10 (groups of 8) stays pending, as under topology/tree"
+else
+    fail "Mode=off: --switches=1 -N 10 is $st on $(timeout 10 squeue -h -j "$sjob" -o %N)"
+fi
+[[ "$sjob" == none ]] || timeout 10 scancel "$sjob" || true
+frag=$(submit -N 3 -w 'n[001-003]' -J off-frag)
+run_check "Mode=off fragment" "$frag" >/dev/null
+job=$(submit -N 6 -J off-6)
+nodes=$(run_check "Mode=off -N 6" "$job")
+if [[ "$nodes" == "n[009-014]" ]]; then
+    pass "Mode=off: topology/tree's choice, not the generic one: $nodes"
+else
+    fail "Mode=off: -N 6 got $nodes, want topology/tree's n[009-014]"
+fi
+cancel_all
+
 # ---- Policy=gnn without ModelFile=: the shipped model; fallbacks carry a reason ----
 # as the admin guide changes keys: scontrol reconfigure (a fresh slurmctld in 24.11)
 write_topognn_conf "$etc_conf" enforce "$work/graph.json" "Policy=gnn"
@@ -502,6 +535,16 @@ if [[ -n "$nodes" ]]; then
     pass "fallback scheduling with a broken graph: $nodes"
 else
     fail "no job runs with a broken graph ($(state_of "$job"))"
+fi
+# --switches is never dropped: without the graph no switch is known, so the
+# job waits (topology/tree never places it over more switches than asked)
+sjob=$(submit -N 2 --switches=1@10:00 -J light-nograph-s1)
+sleep 4
+st=$(state_of "$sjob")
+if [[ "$st" == PENDING ]] && grep -q -- "--switches=1 cannot be checked without the graph" "$ctld_log"; then
+    pass "broken graph: a --switches=1 job waits (logged), the limit is not dropped"
+else
+    fail "broken graph: --switches=1 -N 2 is $st on $(timeout 10 squeue -h -j "$sjob" -o %N)"
 fi
 cancel_all
 
