@@ -137,6 +137,20 @@ nodes_of() {
     echo ""
 }
 state_of() { timeout 10 squeue -h -j "$1" -o '%T' 2>/dev/null || true; }
+# switches_waits NAME NODES WHAT [LOG]: a --switches=1@10:00 job of NODES
+# nodes must stay pending (and LOG, when given, be in slurmctld.log): pass WHAT.
+switches_waits() {
+    local job st
+    job=$(submit -N "$2" --switches=1@10:00 -J "$1")
+    sleep 4
+    st=$(state_of "$job")
+    if [[ "$st" == PENDING ]] && { [[ -z "${4:-}" ]] || grep -q -- "$4" "$ctld_log"; }; then
+        pass "$3"
+    else
+        fail "$3: the job is '$st' on $(timeout 10 squeue -h -j "$job" -o %N)"
+    fi
+    [[ "$job" == none ]] || timeout 10 scancel "$job" || true
+}
 cancel_all() {
     timeout 10 scancel --user="$(id -un)" 2>/dev/null || true
     local deadline=$(( SECONDS + 30 ))
@@ -280,15 +294,7 @@ fi
 cancel_all
 
 # ---- --switches -------------------------------------------------------------------
-sjob=$(submit -N 10 --switches=1@10:00 -J heavy-s1)
-sleep 4
-st=$(state_of "$sjob")
-if [[ "$st" == PENDING ]]; then
-    pass "--switches=1 -N 10 (groups of 8) stays pending on an idle cluster"
-else
-    fail "--switches=1 -N 10 is $st on $(timeout 10 squeue -h -j "$sjob" -o %N)"
-fi
-[[ "$sjob" == none ]] || timeout 10 scancel "$sjob" || true
+switches_waits heavy-s1 10 "--switches=1 -N 10 (groups of 8) stays pending on an idle cluster"
 s2job=$(submit -N 10 --switches=2 -J light-s2)
 nodes=$(run_check "--switches=2" "$s2job")
 if [[ -n "$nodes" ]] && (( $(ngroups_of "$nodes") <= 2 )); then
@@ -441,15 +447,7 @@ cancel_all
 # (control: test_cluster_smoke.sh runs the same --switches job under topology/tree)
 write_topognn_conf "$etc_conf" off "$work/graph.json"
 "$cluster" restart-ctld >/dev/null || fail "restart into Mode=off"
-sjob=$(submit -N 10 --switches=1@10:00 -J off-s1)
-sleep 4
-st=$(state_of "$sjob")
-if [[ "$st" == PENDING ]]; then
-    pass "Mode=off: --switches=1 -N 10 (groups of 8) stays pending, as under topology/tree"
-else
-    fail "Mode=off: --switches=1 -N 10 is $st on $(timeout 10 squeue -h -j "$sjob" -o %N)"
-fi
-[[ "$sjob" == none ]] || timeout 10 scancel "$sjob" || true
+switches_waits off-s1 10 "Mode=off: --switches=1 -N 10 (groups of 8) stays pending, as under topology/tree"
 frag=$(submit -N 3 -w 'n[001-003]' -J off-frag)
 run_check "Mode=off fragment" "$frag" >/dev/null
 job=$(submit -N 6 -J off-6)
@@ -538,14 +536,8 @@ else
 fi
 # --switches is never dropped: without the graph no switch is known, so the
 # job waits (topology/tree never places it over more switches than asked)
-sjob=$(submit -N 2 --switches=1@10:00 -J light-nograph-s1)
-sleep 4
-st=$(state_of "$sjob")
-if [[ "$st" == PENDING ]] && grep -q -- "--switches=1 cannot be checked without the graph" "$ctld_log"; then
-    pass "broken graph: a --switches=1 job waits (logged), the limit is not dropped"
-else
-    fail "broken graph: --switches=1 -N 2 is $st on $(timeout 10 squeue -h -j "$sjob" -o %N)"
-fi
+switches_waits light-nograph-s1 2 "broken graph: a --switches=1 job waits (logged), the limit is not dropped" \
+    "--switches=1 cannot be checked without the graph"
 cancel_all
 
 # ---- a bad topognn.conf key: logged once, with file and line ----------------------
