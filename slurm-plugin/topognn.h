@@ -162,6 +162,11 @@ extern void topognn_ctx_free(topognn_ctx_t *ctx);
 /* Group index of a Slurm node, or -1 (unmapped). */
 extern int topognn_node_group(const topognn_ctx_t *ctx, int node_inx);
 
+/* SLURM_TOPOLOGY_ADDR and its pattern for a node, as topology/tree gives
+ * them ("spine.leaf.node", "switch.switch.node"); false: not in the graph. */
+extern bool topognn_node_addr(const topognn_ctx_t *ctx, const char *node,
+			      char **addr, char **pattern);
+
 /* The topoinfo records scontrol shows: groups, then switches by level. */
 typedef struct {
 	char *name;

@@ -277,23 +277,18 @@ static topognn_ctx_t *_addr_ctx(void)
 	return addr_ctx;
 }
 
-/* Address "group.node", pattern "switch.node". */
+/* topology/tree's address: every switch level above the node
+ * (topognn_node_addr), e.g. "spine[1-2].leaf[1-2].n012". */
 extern int topognn_p_get_node_addr(char *node_name, char **paddr,
 				   char **ppattern)
 {
 	topognn_ctx_t *ctx;
-	int h, rc = SLURM_ERROR;
+	int rc = SLURM_ERROR;
 
 	slurm_rwlock_rdlock(&topognn_lock);
 	ctx = _addr_ctx();
-	if (ctx && (h = place_cluster_find_host(ctx->cluster, node_name)) >= 0) {
-		*paddr = xstrdup_printf("%s.%s",
-			place_cluster_group_name(ctx->cluster,
-				place_cluster_host_group(ctx->cluster, h)),
-			node_name);
-		*ppattern = xstrdup("switch.node");
+	if (ctx && topognn_node_addr(ctx, node_name, paddr, ppattern))
 		rc = SLURM_SUCCESS;
-	}
 	slurm_rwlock_unlock(&topognn_lock);
 	if (rc == SLURM_SUCCESS)
 		return rc;

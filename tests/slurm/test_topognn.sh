@@ -304,6 +304,22 @@ else
 fi
 cancel_all
 
+# ---- SLURM_TOPOLOGY_ADDR: every switch level, as topology/tree gives it ---------
+# (tree: "spine.leaf.node" / "switch.switch.node"; n012's two rail leaves are
+# one ranged field, both spines the other)
+addr_out="$work/addr-n012.txt"
+if timeout 10 sbatch --parsable -N 1 -w n012 -J light-addr --chdir="$work" --output="$addr_out" \
+        --wrap 'echo "$SLURM_TOPOLOGY_ADDR $SLURM_TOPOLOGY_ADDR_PATTERN"' >/dev/null; then
+    deadline=$(( SECONDS + 30 ))
+    until [[ -s "$addr_out" ]] || (( SECONDS >= deadline )); do sleep 0.5; done
+fi
+addr=$(cat "$addr_out" 2>/dev/null || true)
+if [[ "$addr" =~ ^[^.\ ]+\.SU2-LEAF-R\[0-1\]\.n012\ switch\.switch\.node$ ]]; then
+    pass "SLURM_TOPOLOGY_ADDR has every switch level: $addr"
+else
+    fail "SLURM_TOPOLOGY_ADDR of n012: '$addr'"
+fi
+
 # ---- drained and down nodes -----------------------------------------------------
 timeout 10 scontrol update nodename=n009 state=drain reason=topognn-test || true
 timeout 10 scontrol update nodename=n026 state=down reason=topognn-test || true
