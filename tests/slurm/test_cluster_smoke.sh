@@ -204,6 +204,21 @@ else
     fail "sbatch --switches=1 -N 10"
 fi
 
+# ---- SLURM_TOPOLOGY_ADDR: the control for test_topognn.sh's -------------------
+# topology/tree's own address of n012: every level, top first.
+addr_out="$work/addr-n012.txt"
+if timeout 10 sbatch --parsable -N 1 -w n012 --job-name=smoke-addr --chdir="$work" \
+        --output="$addr_out" --wrap 'echo "$SLURM_TOPOLOGY_ADDR $SLURM_TOPOLOGY_ADDR_PATTERN"' >/dev/null; then
+    deadline=$(( SECONDS + 30 ))
+    until [[ -s "$addr_out" ]] || (( SECONDS >= deadline )); do sleep 0.5; done
+fi
+addr=$(cat "$addr_out" 2>/dev/null || true)
+if [[ "$addr" == "spine.leaf2.n012 switch.switch.node" ]]; then
+    pass "topology/tree: SLURM_TOPOLOGY_ADDR $addr"
+else
+    fail "topology/tree: SLURM_TOPOLOGY_ADDR of n012 is '$addr'"
+fi
+
 # ---- teardown, then the summary as the last line ---------------------------
 if "$cluster" stop; then
     pass "cluster stopped"
