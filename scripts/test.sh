@@ -10,6 +10,15 @@
 # Set TOPOGNN_QUICK=1 to skip the sanitizer build, fuzzing and distcheck, and
 # TOPOGNN_SKIP_SLURM=1 to skip the real-cluster tests (only one Slurm cluster
 # can run on a machine at a time). CI sets neither.
+#
+# Slurm releases: TOPOGNN_SLURM_VERSION (default 24.11.5) is the one the main
+# build and every real-cluster test use. With the default, when the newer
+# releases' tarballs are at hand (TOPOGNN_SLURM_TARBALL, which .ci/run sets),
+# two more passes follow (TOPOGNN_SLURM_ALSO overrides the list, "" for none):
+# 26.05.3 builds the plugins and runs every real-cluster test again; 25.11.7
+# builds the plugins and runs the smoke, topognn and topology.yaml tests. Each release lives
+# in its own prefix, a sibling slurm-VER of TOPOGNN_SLURM_PREFIX's.
+# Each step's wall time is listed at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -37,12 +46,23 @@ count_checks() {
 	failed=$((failed + f))
 }
 
+# Wall time of each step, listed in the summary.
+timings=()
+timed() {
+	local name=$1 t0=$SECONDS rc
+	shift
+	"$@"
+	rc=$?
+	timings+=("$(printf '%6ds  %s' $((SECONDS - t0)) "$name")")
+	return $rc
+}
+
 # Run one step; a step that fails without printing its own counts counts as one failure.
 step() {
 	local name=$1
 	shift
 	log "$name"
-	if "$@"; then
+	if timed "$name" "$@"; then
 		return 0
 	fi
 	failed=$((failed + 1))
@@ -52,12 +72,14 @@ step() {
 
 # Run a script that ends with "N passed, N failed"; add its counts.
 integration() {
-	local name=$1 out rc p f
+	local name=$1 out rc p f t0
 	shift
 	log "$name"
 	out=$(mktemp)
+	t0=$SECONDS
 	"$@" 2>&1 | tee "$out"
 	rc=${PIPESTATUS[0]}
+	timings+=("$(printf '%6ds  %s' $((SECONDS - t0)) "$name")")
 	p=$(sed -n 's/^\(.*: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' "$out" | tail -n 1)
 	f=$(sed -n 's/^\(.*: \)\{0,1\}\([0-9]*\) passed, \([0-9]*\) failed.*/\3/p' "$out" | tail -n 1)
 	rm -f "$out"
@@ -97,16 +119,63 @@ check() {
 step "dependencies" scripts/deps.sh || { echo "0 passed, 1 failed"; exit 1; }
 step "autogen" ./autogen.sh >/dev/null 2>&1 || { echo "0 passed, 1 failed"; exit 1; }
 
-# Slurm 24.11 from Debian's source package (reused when already built): the
-# plugins compile against its configured tree.
+# The install prefix of Slurm release $1: TOPOGNN_SLURM_PREFIX for the
+# release it holds (24.11.5 unless it is named slurm-VER), else its sibling
+# slurm-$1; without it, build-slurm.sh's default.
+slurm_prefix() {
+	local ver=$1 p=${TOPOGNN_SLURM_PREFIX:-}
+	if [[ -z $p ]]; then
+		if [[ $ver == 24.11.5 ]]; then echo "$top/.local/slurm"; else echo "$top/.local/slurm-$ver"; fi
+		return
+	fi
+	case "$(basename "$p")" in
+	"slurm-$ver") echo "$p" ;;
+	slurm-[0-9]*) echo "$(dirname "$p")/slurm-$ver" ;;
+	*) if [[ $ver == 24.11.5 ]]; then echo "$p"; else echo "$(dirname "$p")/slurm-$ver"; fi ;;
+	esac
+}
+
+# Build Slurm release $1 (adopted when already built) and set
+# slurm_configure to the configure options for it.
+slurm_release() {
+	local ver=$1 prefix
+	prefix=$(slurm_prefix "$ver")
+	slurm_configure=()
+	step "Slurm $ver build" env TOPOGNN_SLURM_VERSION="$ver" TOPOGNN_SLURM_PREFIX="$prefix" \
+		scripts/build-slurm.sh || return 1
+	# shellcheck disable=SC1091
+	source "$prefix/topognn-slurm.env"
+	slurm_configure=(--with-slurm-source="$SLURM_SRC" --with-slurm-build="$SLURM_BUILD")
+}
+
+# The real-cluster tests $3.. against Slurm release $1 with the plugins of build dir $2.
+slurm_tests() {
+	local ver=$1 dir=$2 t
+	shift 2
+	for t in "$@"; do
+		integration "slurm $ver: $(basename "$t" .sh)" env TOPOGNN_SLURM_VERSION="$ver" \
+			TOPOGNN_SLURM_PREFIX="$(slurm_prefix "$ver")" TOPOGNN_BUILD_DIR="$top/$dir" "$t"
+	done
+}
+
+slurm_version=${TOPOGNN_SLURM_VERSION:-24.11.5}
+if [[ $slurm_version == 24.11.5 && -n ${TOPOGNN_SLURM_TARBALL:-} ]]; then
+	slurm_also=${TOPOGNN_SLURM_ALSO-26.05.3 25.11.7}
+else
+	slurm_also=${TOPOGNN_SLURM_ALSO-}
+fi
+
+# The main Slurm release (24.11 from Debian's source package by default;
+# reused when already built): the plugins compile against its configured tree.
 slurm_configure=()
 if [[ -n ${TOPOGNN_SKIP_SLURM:-} ]]; then
 	log "Slurm build and real-cluster tests skipped (TOPOGNN_SKIP_SLURM is set)"
-elif step "Slurm 24.11 build" scripts/build-slurm.sh; then
-	# shellcheck disable=SC1091
-	source "${TOPOGNN_SLURM_PREFIX:-$top/.local/slurm}/topognn-slurm.env"
-	slurm_configure=(--with-slurm-source="$SLURM_SRC" --with-slurm-build="$SLURM_BUILD")
+	slurm_also=
+else
+	slurm_release "$slurm_version" || true
 fi
+[[ -n ${TOPOGNN_SKIP_SLURM:-} || -n $slurm_also || $slurm_version != 24.11.5 ]] ||
+	log "Slurm 25.11.7 and 26.05.3 passes skipped: no TOPOGNN_SLURM_TARBALL (see scripts/build-slurm.sh)"
 
 built=0
 if step "build" build _build/default --with-ibnetdisc "${slurm_configure[@]}"; then
@@ -125,10 +194,24 @@ fi
 
 # Real Slurm: a one-machine cluster of 32 slurmd started and stopped by each test.
 if ((${#slurm_configure[@]} && built)); then
-	for t in tests/slurm/test_*.sh; do
-		integration "slurm: $(basename "$t" .sh)" env TOPOGNN_BUILD_DIR="$top/_build/default" "$t"
-	done
+	slurm_tests "$slurm_version" _build/default tests/slurm/test_*.sh
 fi
+
+# The other Slurm releases: their own Slurm and plugin build (only what the
+# real-cluster tests use: the engine libraries, the plugins, the tools).
+for ver in $slurm_also; do
+	slurm_release "$ver" || continue
+	dir=_build/slurm-$ver
+	step "build (plugins for Slurm $ver)" bash -c 'mkdir -p "$1" && cd "$1" && shift &&
+		"$0/configure" -q "$@" && for d in gnn-infer topo tools slurm-plugin; do
+			make -j"'"$jobs"'" -C "$d" >/dev/null || exit 1; done' \
+		"$top" "$dir" --with-ibnetdisc "${slurm_configure[@]}" || continue
+	case $ver in
+	25.11.*) slurm_tests "$ver" "$dir" tests/slurm/test_cluster_smoke.sh tests/slurm/test_topognn.sh \
+		tests/slurm/test_topology_yaml.sh ;;
+	*) slurm_tests "$ver" "$dir" tests/slurm/test_*.sh ;;
+	esac
+done
 
 if [[ -z ${TOPOGNN_QUICK:-} ]]; then
 	if compgen -G "fuzz/fuzz_*.c" >/dev/null; then
@@ -139,6 +222,8 @@ if [[ -z ${TOPOGNN_QUICK:-} ]]; then
 fi
 
 log "summary"
+printf 'wall time per step:\n'
+printf '%s\n' "${timings[@]}"
 if ((${#failures[@]})); then
 	printf 'failed: %s\n' "${failures[@]}"
 fi

@@ -29,6 +29,8 @@
 
 #include "slurm/slurm.h"
 #include "src/common/bitstring.h"
+#include "src/common/hostlist.h"
+#include "src/common/pack.h"
 #include "src/interfaces/topology.h"
 
 #include "place.h"
@@ -39,7 +41,7 @@
 
 
 typedef enum {
-	TOPOGNN_MODE_OFF = 0,	/* Slurm's generic selection decides */
+	TOPOGNN_MODE_OFF = 0,	/* topology/tree on the graph decides */
 	TOPOGNN_MODE_SHADOW,	/* Slurm decides; topognn logs its choice */
 	TOPOGNN_MODE_ENFORCE,	/* topognn decides */
 } topognn_mode_t;
@@ -160,6 +162,11 @@ extern void topognn_ctx_free(topognn_ctx_t *ctx);
 /* Group index of a Slurm node, or -1 (unmapped). */
 extern int topognn_node_group(const topognn_ctx_t *ctx, int node_inx);
 
+/* SLURM_TOPOLOGY_ADDR and its pattern for a node, as topology/tree gives
+ * them ("spine.leaf.node", "switch.switch.node"); false: not in the graph. */
+extern bool topognn_node_addr(const topognn_ctx_t *ctx, const char *node,
+			      char **addr, char **pattern);
+
 /* The topoinfo records scontrol shows: groups, then switches by level. */
 typedef struct {
 	char *name;
@@ -172,6 +179,60 @@ typedef struct {
 
 extern topognn_topo_rec_t *topognn_topo_recs(const topognn_ctx_t *ctx,
 					     uint32_t *count);
+
+/* ---- topology_topognn.c: the bodies of the topology_p_* entry points ----
+ * Slurm's topology interface changed in 25.05 (a topology_ctx_t on most
+ * calls, topology_p_topology_* renamed topology_p_topoinfo_*, new entry
+ * points). The bodies below are the same for every release; the symbols
+ * Slurm looks up are defined per release by topognn_compat_2411.c or
+ * topognn_compat_tctx.c (+ topognn_compat_2605.c), chosen by configure from
+ * the Slurm tree's slurm_version.h. unit is NULL before 25.05. */
+extern int topognn_p_build_config(void);
+extern int topognn_p_whole_topo(bitstr_t *node_mask);
+extern bitstr_t *topognn_p_get_bitmap(char *name);
+extern bool topognn_p_generate_node_ranking(void);
+extern int topognn_p_get_node_addr(char *node_name, char **paddr,
+				   char **ppattern);
+extern int topognn_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl,
+				    int *count, uint16_t tree_width);
+extern int topognn_p_get(topology_data_t type, void *data);
+extern int topognn_p_topoinfo_free(void *topoinfo_ptr);
+extern int topognn_p_topoinfo_pack(void *topoinfo_ptr, buf_t *buffer,
+				   uint16_t protocol_version);
+extern int topognn_p_topoinfo_print(void *topoinfo_ptr, char *nodes_list,
+				    char *unit, char **out);
+extern int topognn_p_topoinfo_unpack(void **topoinfo_pptr, buf_t *buffer,
+				     uint16_t protocol_version);
+extern uint32_t topognn_p_get_fragmentation(bitstr_t *node_mask);
+/* The topoinfo entry points whose arguments are the same in every release,
+ * under the release's names: PFX is topology_p_topology_ (24.11) or
+ * topology_p_topoinfo_ (25.05+). */
+#define TOPOGNN_TOPOINFO_WRAPPERS(PFX)					\
+	extern int PFX##free(void *topoinfo_ptr)			\
+	{								\
+		return topognn_p_topoinfo_free(topoinfo_ptr);		\
+	}								\
+	extern int PFX##pack(void *topoinfo_ptr, buf_t *buffer,	\
+			     uint16_t protocol_version)			\
+	{								\
+		return topognn_p_topoinfo_pack(topoinfo_ptr, buffer,	\
+					       protocol_version);	\
+	}								\
+	extern int PFX##unpack(void **topoinfo_pptr, buf_t *buffer,	\
+			       uint16_t protocol_version)		\
+	{								\
+		return topognn_p_topoinfo_unpack(topoinfo_pptr, buffer,	\
+						 protocol_version);	\
+	}
+/* Free the active context (slurmctld's destroy_config, fini). */
+extern void topognn_p_destroy_config(void);
+
+/* ---- topognn_compat_*.c: topology/tree's switch table, per release ----
+ * Build it from a topology.conf file (Slurm's switch_record_validate), free
+ * it, and run eval_nodes_tree on it. load returns whether it has switches. */
+extern bool topognn_compat_tree_load(char *topology_conf);
+extern void topognn_compat_tree_free(void);
+extern int topognn_compat_tree_eval(topology_eval_t *topo_eval);
 
 /* ---- topognn_eval.c ---- */
 

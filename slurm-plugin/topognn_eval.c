@@ -545,6 +545,13 @@ static int _eval_enforce(topology_eval_t *topo_eval)
 	return rc;
 }
 
+/* Mode=off: topology/tree's evaluation on the graph's fabric, nothing else
+ * (--switches is honoured as under topology/tree). */
+static int _eval_tree(topology_eval_t *topo_eval)
+{
+	return _tree(topo_eval);
+}
+
 static int _eval_shadow(topology_eval_t *topo_eval)
 {
 	double t0 = _now_us();
@@ -557,12 +564,33 @@ static int _eval_shadow(topology_eval_t *topo_eval)
 extern int topognn_eval(topology_eval_t *topo_eval)
 {
 	topognn_ctx_t *ctx = topognn_ctx;
-	topognn_mode_t mode = ctx ? ctx->conf.mode : TOPOGNN_MODE_OFF;
+	topognn_mode_t mode;
 
 	if (ctx && ctx->node_cnt != node_record_count) {
 		/* The node table changed under us (scontrol reconfigure with
 		 * new nodes): generic selection until build_config runs. */
-		mode = TOPOGNN_MODE_OFF;
+		ctx = NULL;
+	}
+	mode = ctx ? ctx->conf.mode : TOPOGNN_MODE_OFF;
+	/*
+	 * No graph (it failed to load, Mode=off without GraphFile=, or a stale
+	 * node table): no switch is known, so a --switches limit cannot be
+	 * checked. As topology/tree does for an allocation over too many
+	 * switches, the generic selection's allocation is returned with
+	 * best_switch false: cons_tres keeps the job waiting (the submission
+	 * stays valid) until its @time runs out.
+	 */
+	if (!ctx && topo_eval->job_ptr->req_switch) {
+		static uint32_t logged_job; /* evaluations are serialised */
+		job_record_t *job_ptr = topo_eval->job_ptr;
+		bool wait = _max_groups(job_ptr) != 0;
+
+		if (wait && logged_job != job_ptr->job_id)
+			info("%pJ: --switches=%u cannot be checked without the graph: the job waits for its switch limit's time",
+			     job_ptr, job_ptr->req_switch);
+		if (wait)
+			logged_job = job_ptr->job_id;
+		job_ptr->best_switch = !wait;
 	}
 	switch (mode) {
 	case TOPOGNN_MODE_ENFORCE:
@@ -570,6 +598,9 @@ extern int topognn_eval(topology_eval_t *topo_eval)
 		break;
 	case TOPOGNN_MODE_SHADOW:
 		topo_eval->eval_nodes = _eval_shadow;
+		break;
+	case TOPOGNN_MODE_OFF:
+		topo_eval->eval_nodes = ctx ? _eval_tree : NULL;
 		break;
 	default:
 		topo_eval->eval_nodes = NULL;

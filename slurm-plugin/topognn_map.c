@@ -196,6 +196,87 @@ static void _map_switches(topognn_ctx_t *ctx)
 	xfree(vid_sw);
 }
 
+/*
+ * SLURM_TOPOLOGY_ADDR as topology/tree builds it (its get_node_addr): one
+ * field per switch level, from the graph's top level down to the leaves,
+ * each the switches of that level above the node (a ranged list when
+ * several, as rail leaves are), then the node; the pattern has "switch" per
+ * level. The levels come from the graph alone (leaves cabled to the host or
+ * its HCAs, then each level cabled to the one below), so slurmd, which has
+ * no node maps, gives the same answer as slurmctld.
+ */
+extern bool topognn_node_addr(const topognn_ctx_t *ctx, const char *node,
+			      char **addr, char **pattern)
+{
+	const topo_graph *g = ctx->graph;
+	int nv = topo_graph_nvertices(g);
+	int hv = topo_graph_find(g, TOPO_V_HOST, node);
+	int top = -1;
+	uint8_t *mark; /* 1 + level of a switch above the node, 0: none */
+
+	if (hv < 0)
+		return false;
+	mark = xcalloc(MAX(nv, 1), sizeof(*mark));
+	for (int v = 0; v < nv; v++) {
+		const topo_vertex *vx = topo_graph_vertex(g, v);
+		uint16_t lvl = _switch_level(vx->level);
+
+		if (vx->kind == TOPO_V_SWITCH && lvl != UINT16_MAX)
+			top = MAX(top, (int) lvl);
+	}
+	for (int lvl = 0; lvl <= top; lvl++) {
+		for (int v = 0; v < nv; v++) {
+			const topo_vertex *vx = topo_graph_vertex(g, v);
+			const int *inc;
+			int ninc;
+
+			/* from the host and its parts up to the leaves; from
+			 * level lvl-1 up to level lvl */
+			if (lvl == 0 ? (v != hv && vx->host != hv) :
+				       mark[v] != lvl)
+				continue;
+			inc = topo_graph_incident(g, v, &ninc);
+			for (int k = 0; k < ninc; k++) {
+				const topo_edge *e = topo_graph_edge(g, inc[k]);
+				const topo_vertex *o;
+				int ov;
+
+				if (e->kind != TOPO_E_FABRIC)
+					continue;
+				ov = topo_edge_other(e, v);
+				o = topo_graph_vertex(g, ov);
+				if (o->kind == TOPO_V_SWITCH &&
+				    _switch_level(o->level) == lvl)
+					mark[ov] = lvl + 1;
+			}
+		}
+	}
+	*addr = xstrdup("");
+	*pattern = xstrdup("");
+	for (int lvl = top; lvl >= 0; lvl--) {
+		hostlist_t *hl = hostlist_create(NULL);
+		char *list;
+
+		for (int v = 0; v < nv; v++)
+			if (mark[v] == lvl + 1)
+				hostlist_push_host(hl,
+					topo_graph_vertex(g, v)->name);
+		if (hostlist_count(hl)) {
+			hostlist_sort(hl);
+			list = hostlist_ranged_string_xmalloc(hl);
+			xstrcat(*addr, list);
+			xfree(list);
+		}
+		hostlist_destroy(hl);
+		xstrcat(*addr, ".");
+		xstrcat(*pattern, "switch.");
+	}
+	xstrcat(*addr, node);
+	xstrcat(*pattern, "node");
+	xfree(mark);
+	return true;
+}
+
 extern void topognn_ctx_map_nodes(topognn_ctx_t *ctx)
 {
 	if (ctx->order)

@@ -209,7 +209,8 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 
 	slurm_rwlock_rdlock(&topognn_lock);
 	ctx = topognn_ctx;
-	if (!ctx || ctx->node_cnt != node_record_count) {
+	if (!ctx || ctx->node_cnt != node_record_count ||
+	    ctx->conf.mode == TOPOGNN_MODE_OFF) {
 		slurm_rwlock_unlock(&topognn_lock);
 		_decision_clear(&dec);
 		return SLURM_SUCCESS;

@@ -12,9 +12,10 @@
  *  same graph: one leaf switch per group (or per leaf switch, when every
  *  node hangs off exactly one leaf), each spine above the leaves it reaches,
  *  each core above its spines. Slurm's switch_record_validate() reads it
- *  from a private temporary file (Slurm's own topo_conf path is swapped for
- *  the call and restored), so the switch table, distances and descendant
- *  lists are built by Slurm's code too.
+ *  from a private temporary file (topognn_compat_*.c: 24.11 swaps Slurm's
+ *  topo_conf path for the call, 25.05+ passes a private topology_ctx_t), so
+ *  the switch table, distances and descendant lists are built by Slurm's
+ *  code too.
  *
  *  The file is written only from names Slurm itself gave its nodes, so
  *  nothing in it can make switch_record_validate() fail; a graph that maps
@@ -36,8 +37,6 @@
 #include "src/common/xstring.h"
 #include "src/interfaces/topology.h"
 #include "src/slurmctld/slurmctld.h"
-
-#include "src/plugins/topology/tree/eval_nodes_tree.h"
 
 #include "topognn.h"
 
@@ -136,12 +135,12 @@ static char *_tree_conf(const topognn_ctx_t *ctx)
 
 extern void topognn_tree_build(const topognn_ctx_t *ctx)
 {
-	char path[] = "/tmp/topognn-tree-XXXXXX", *text, *saved;
+	char path[] = "/tmp/topognn-tree-XXXXXX", *text;
 	int fd;
 	FILE *f;
 
 	tree_ready = false;
-	switch_record_table_destroy();
+	topognn_compat_tree_free();
 	if (!ctx || !(text = _tree_conf(ctx))) {
 		info("topognn: no Slurm node under a switch of the graph: "
 		     "Slurm's generic selection is the fallback");
@@ -161,11 +160,7 @@ extern void topognn_tree_build(const topognn_ctx_t *ctx)
 		error("topognn: cannot write the tree for the fallback (%s): %m", path);
 	} else {
 		debug("topognn: topology/tree's view of the graph:\n%s", text);
-		saved = topo_conf;
-		topo_conf = path;
-		switch_record_validate();
-		topo_conf = saved;
-		tree_ready = switch_record_cnt > 0;
+		tree_ready = topognn_compat_tree_load(path);
 	}
 	unlink(path);
 	xfree(text);
@@ -174,12 +169,12 @@ extern void topognn_tree_build(const topognn_ctx_t *ctx)
 extern void topognn_tree_free(void)
 {
 	tree_ready = false;
-	switch_record_table_destroy();
+	topognn_compat_tree_free();
 }
 
 extern int topognn_tree_eval(topology_eval_t *topo_eval)
 {
 	if (!tree_ready)
 		return ESLURM_NOT_SUPPORTED;
-	return eval_nodes_tree(topo_eval);
+	return topognn_compat_tree_eval(topo_eval);
 }

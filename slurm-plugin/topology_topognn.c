@@ -1,6 +1,7 @@
 /*****************************************************************************\
  *  topology_topognn.c - topology/topognn: topology-aware placement from a
- *	discovered fabric graph, for Slurm 24.11.
+ *	discovered fabric graph, for Slurm 24.11, 25.11 and 26.05 (the
+ *	entry points each release calls are in topognn_compat_*.c).
  *
  *  slurm.conf:	TopologyPlugin=topology/topognn
  *		PrEpPlugins=prep/script,prep/topognn   (decision log, job plan)
@@ -74,13 +75,19 @@ extern int init(void)
 	return SLURM_SUCCESS;
 }
 
-extern int fini(void)
+extern void topognn_p_destroy_config(void)
 {
 	slurm_rwlock_wrlock(&topognn_lock);
 	topognn_ctx_free(topognn_ctx);
 	topognn_ctx = NULL;
 	topognn_tree_free();
 	slurm_rwlock_unlock(&topognn_lock);
+}
+
+/* fini() returns int before 25.05 and void since: Slurm ignores it. */
+extern int fini(void)
+{
+	topognn_p_destroy_config();
 	slurm_mutex_lock(&addr_ctx_lock);
 	topognn_ctx_free(addr_ctx);
 	addr_ctx = NULL;
@@ -108,10 +115,21 @@ static topognn_ctx_t *_load(bool with_nodes)
 	rc = topognn_conf_read(path, &conf);
 	fatal_on_error = conf.fatal_on_error;
 	if (rc == SLURM_SUCCESS && conf.mode == TOPOGNN_MODE_OFF) {
-		info("%s: Mode=off: Slurm's generic selection",
+		/* Only the graph's switches are used: no model, no scoring. */
+		xfree(conf.model_file);
+		conf.model_default = false;
+		conf.policy = PLACE_POLICY_MODEL;
+		if (!conf.graph_file) {
+			info("%s: Mode=off and no GraphFile=: Slurm's generic selection",
+			     path);
+			topognn_conf_free(&conf);
+			xfree(path);
+			return NULL;
+		}
+		info("%s: Mode=off: topology/tree's own evaluation on the graph's switches decides",
 		     path);
-		topognn_conf_free(&conf);
-	} else if (rc == SLURM_SUCCESS) {
+	}
+	if (rc == SLURM_SUCCESS) {
 		ctx = topognn_ctx_build(&conf, with_nodes);
 		rc = ctx ? SLURM_SUCCESS : SLURM_ERROR;
 	} else {
@@ -147,14 +165,14 @@ static topognn_ctx_t *_load_for_build(void)
 	return ctx;
 }
 
-extern int topology_p_build_config(void)
+extern int topognn_p_build_config(void)
 {
 	topognn_ctx_t *ctx, *old;
 
 	if (!running_in_slurmctld() || !node_record_count)
 		return SLURM_SUCCESS;
 	ctx = _load_for_build();
-	if (ctx)
+	if (ctx && ctx->conf.mode != TOPOGNN_MODE_OFF)
 		topognn_telem_start(ctx);
 	slurm_rwlock_wrlock(&topognn_lock);
 	old = topognn_ctx;
@@ -176,7 +194,7 @@ extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 }
 
 /* --exclusive=topo: extend the mask to whole groups. */
-extern int topology_p_whole_topo(bitstr_t *node_mask)
+extern int topognn_p_whole_topo(bitstr_t *node_mask)
 {
 	slurm_rwlock_rdlock(&topognn_lock);
 	for (int g = 0; topognn_ctx && g < topognn_ctx->group_cnt; g++) {
@@ -188,7 +206,7 @@ extern int topology_p_whole_topo(bitstr_t *node_mask)
 }
 
 /* Nodes of a group or fabric switch by name (do not free). */
-extern bitstr_t *topology_p_get_bitmap(char *name)
+extern bitstr_t *topognn_p_get_bitmap(char *name)
 {
 	bitstr_t *bm = NULL;
 	topognn_ctx_t *ctx;
@@ -213,7 +231,7 @@ extern bitstr_t *topology_p_get_bitmap(char *name)
  * consecutive best fit, and anything else walking the node table, sees
  * groups as contiguous index ranges. Nodes the graph lacks rank last.
  */
-extern bool topology_p_generate_node_ranking(void)
+extern bool topognn_p_generate_node_ranking(void)
 {
 	topognn_ctx_t *ctx;
 	node_record_t *node_ptr;
@@ -227,7 +245,8 @@ extern bool topology_p_generate_node_ranking(void)
 	ranked_ctx = ctx;	/* kept for build_config, see ranked_ctx */
 	ranked_loaded = true;
 	slurm_mutex_unlock(&ranked_lock);
-	if (!ctx)
+	/* Mode=off leaves the node order alone, as topology/tree does. */
+	if (!ctx || ctx->conf.mode == TOPOGNN_MODE_OFF)
 		return false;
 	for (int i = 0; (node_ptr = next_node(&i)); i++) {
 		int h = place_cluster_find_host(ctx->cluster, node_ptr->name);
@@ -258,23 +277,18 @@ static topognn_ctx_t *_addr_ctx(void)
 	return addr_ctx;
 }
 
-/* Address "group.node", pattern "switch.node". */
-extern int topology_p_get_node_addr(char *node_name, char **paddr,
-				    char **ppattern)
+/* topology/tree's address: every switch level above the node
+ * (topognn_node_addr), e.g. "spine[1-2].leaf[1-2].n012". */
+extern int topognn_p_get_node_addr(char *node_name, char **paddr,
+				   char **ppattern)
 {
 	topognn_ctx_t *ctx;
-	int h, rc = SLURM_ERROR;
+	int rc = SLURM_ERROR;
 
 	slurm_rwlock_rdlock(&topognn_lock);
 	ctx = _addr_ctx();
-	if (ctx && (h = place_cluster_find_host(ctx->cluster, node_name)) >= 0) {
-		*paddr = xstrdup_printf("%s.%s",
-			place_cluster_group_name(ctx->cluster,
-				place_cluster_host_group(ctx->cluster, h)),
-			node_name);
-		*ppattern = xstrdup("switch.node");
+	if (ctx && topognn_node_addr(ctx, node_name, paddr, ppattern))
 		rc = SLURM_SUCCESS;
-	}
 	slurm_rwlock_unlock(&topognn_lock);
 	if (rc == SLURM_SUCCESS)
 		return rc;
@@ -293,8 +307,8 @@ static int _tree_depth(int count, uint16_t tree_width)
  * each group's first node fans out inside its group; otherwise, and outside
  * slurmctld, Slurm's plain tree-width split.
  */
-extern int topology_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl,
-				     int *count, uint16_t tree_width)
+extern int topognn_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl,
+				    int *count, uint16_t tree_width)
 {
 	slurmctld_lock_t node_read_lock = { .node = READ_LOCK };
 	bitstr_t *nodes_bitmap = NULL, *part;
@@ -348,7 +362,7 @@ treewidth:
 						    tree_width);
 }
 
-extern int topology_p_topology_free(void *topoinfo_ptr)
+extern int topognn_p_topoinfo_free(void *topoinfo_ptr)
 {
 	topoinfo_topognn_t *topoinfo = topoinfo_ptr;
 
@@ -366,7 +380,7 @@ extern int topology_p_topology_free(void *topoinfo_ptr)
 	return SLURM_SUCCESS;
 }
 
-extern int topology_p_get(topology_data_t type, void *data)
+extern int topognn_p_get(topology_data_t type, void *data)
 {
 	switch (type) {
 	case TOPO_DATA_TOPOLOGY_PTR:
@@ -406,8 +420,8 @@ extern int topology_p_get(topology_data_t type, void *data)
 	}
 }
 
-extern int topology_p_topology_pack(void *topoinfo_ptr, buf_t *buffer,
-				    uint16_t protocol_version)
+extern int topognn_p_topoinfo_pack(void *topoinfo_ptr, buf_t *buffer,
+				   uint16_t protocol_version)
 {
 	topoinfo_topognn_t *topoinfo = topoinfo_ptr;
 
@@ -436,12 +450,15 @@ static void _print_rec(topognn_topo_rec_t *r, char **out)
 		if (r->switches)
 			xstrfmtcatat(line, &pos, " Leaves=%s", r->switches);
 	} else {
-		xstrfmtcatat(line, &pos, "SwitchName=%s Kind=%s Level=%u LinkSpeed=%u",
-			     r->name, r->kind, r->level, r->link_speed);
+		/* topology/tree's record, then the switch's kind: scripts
+		 * matching tree's "SwitchName=X Level=" keep working. */
+		xstrfmtcatat(line, &pos, "SwitchName=%s Level=%u LinkSpeed=%u",
+			     r->name, r->level, r->link_speed);
 		if (r->nodes)
 			xstrfmtcatat(line, &pos, " Nodes=%s", r->nodes);
 		if (r->switches)
 			xstrfmtcatat(line, &pos, " Switches=%s", r->switches);
+		xstrfmtcatat(line, &pos, " Kind=%s", r->kind);
 	}
 	if ((env = getenv("SLURM_TOPO_LEN")))
 		xstrfmtcat(*out, "%.*s\n", atoi(env), line);
@@ -450,14 +467,21 @@ static void _print_rec(topognn_topo_rec_t *r, char **out)
 	xfree(line);
 }
 
-extern int topology_p_topology_print(void *topoinfo_ptr, char *nodes_list,
-				     char **out)
+/*
+ * scontrol show topology [NAME|NODES]: every record; the record named NAME;
+ * else the records holding NODES. Since 25.05 scontrol may also pass a
+ * unit (unit=NAME): only that record, and only if it holds NODES.
+ */
+extern int topognn_p_topoinfo_print(void *topoinfo_ptr, char *nodes_list,
+				    char *unit, char **out)
 {
 	topoinfo_topognn_t *topoinfo = topoinfo_ptr;
+	bool have_nodes = nodes_list && nodes_list[0];
+	bool have_unit = unit && unit[0];
 	int match_cnt = 0;
 
 	*out = NULL;
-	if (!nodes_list || !nodes_list[0]) {
+	if (!have_nodes && !have_unit) {
 		if (!topoinfo->record_count) {
 			error("No topology information available");
 			return SLURM_SUCCESS;
@@ -466,7 +490,7 @@ extern int topology_p_topology_print(void *topoinfo_ptr, char *nodes_list,
 			_print_rec(&topoinfo->recs[i], out);
 		return SLURM_SUCCESS;
 	}
-	for (uint32_t i = 0; i < topoinfo->record_count; i++) {
+	for (uint32_t i = 0; !have_unit && i < topoinfo->record_count; i++) {
 		if (!xstrcmp(topoinfo->recs[i].name, nodes_list)) {
 			_print_rec(&topoinfo->recs[i], out);
 			return SLURM_SUCCESS;
@@ -476,25 +500,31 @@ extern int topology_p_topology_print(void *topoinfo_ptr, char *nodes_list,
 		hostset_t *hs;
 		int match;
 
-		if (!topoinfo->recs[i].nodes || !topoinfo->recs[i].nodes[0])
+		if (have_unit && xstrcmp(topoinfo->recs[i].name, unit))
 			continue;
-		if (!(hs = hostset_create(topoinfo->recs[i].nodes)))
-			continue;
-		match = hostset_within(hs, nodes_list);
-		hostset_destroy(hs);
-		if (!match)
-			continue;
+		if (have_nodes) {
+			if (!topoinfo->recs[i].nodes || !topoinfo->recs[i].nodes[0])
+				continue;
+			if (!(hs = hostset_create(topoinfo->recs[i].nodes)))
+				continue;
+			match = hostset_within(hs, nodes_list);
+			hostset_destroy(hs);
+			if (!match)
+				continue;
+		}
 		match_cnt++;
 		_print_rec(&topoinfo->recs[i], out);
 	}
 	if (!match_cnt)
-		error("Topology information contains no group, switch or node named %s",
-		      nodes_list);
+		error("Topology information contains no group or switch%s%s%s%s",
+		      have_unit ? " named " : "", have_unit ? unit : "",
+		      have_nodes ? " with nodes " : "",
+		      have_nodes ? nodes_list : "");
 	return SLURM_SUCCESS;
 }
 
-extern int topology_p_topology_unpack(void **topoinfo_pptr, buf_t *buffer,
-				      uint16_t protocol_version)
+extern int topognn_p_topoinfo_unpack(void **topoinfo_pptr, buf_t *buffer,
+				     uint16_t protocol_version)
 {
 	topoinfo_topognn_t *topoinfo = xmalloc(sizeof(*topoinfo));
 
@@ -515,14 +545,14 @@ extern int topology_p_topology_unpack(void **topoinfo_pptr, buf_t *buffer,
 	return SLURM_SUCCESS;
 
 unpack_error:
-	topology_p_topology_free(topoinfo);
+	topognn_p_topoinfo_free(topoinfo);
 	*topoinfo_pptr = NULL;
 	return SLURM_ERROR;
 }
 
 /* Free hosts stranded outside whole free groups: they can only serve jobs
  * that span groups. node_mask holds the free nodes. */
-extern uint32_t topology_p_get_fragmentation(bitstr_t *node_mask)
+extern uint32_t topognn_p_get_fragmentation(bitstr_t *node_mask)
 {
 	topognn_ctx_t *ctx;
 	uint32_t frag = 0;

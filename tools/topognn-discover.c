@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -46,6 +47,7 @@ typedef struct options {
 	int ca_port;
 	int json, dot, summary, affinity;
 	const char *topology_conf_out; /* "tree" or "block" */
+	const char *topology_yaml_out; /* file for the topology.yaml */
 } options;
 
 /* ---- the discovery backends: one row each, as hwloc's components ---------- */
@@ -194,6 +196,8 @@ static void usage(FILE *out)
 	      "outputs (default --summary):\n"
 	      "  --json                   the graph file (with --summary or --affinity: that as JSON)\n"
 	      "  --topology-conf tree|block   the Slurm topology.conf for the fabric\n"
+	      "  --topology-yaml FILE     write the Slurm 25.05+ topology.yaml for the fabric\n"
+	      "                           (topologies \"tree\" and \"block\") into FILE\n"
 	      "  --dot                    Graphviz picture of the fabric\n"
 	      "  --summary                counts, groups, oversubscription, anomalies\n"
 	      "  --affinity               GPU/HCA/NIC locality of the (single) hwloc host\n",
@@ -204,10 +208,11 @@ static int parse_args(int argc, char **argv, options *o)
 {
 	/* a source's option is O_SOURCE + its row; the others follow */
 	enum { O_SOURCE = 256, O_CA = O_SOURCE + NSOURCES, O_PORT, O_HOSTNAME, O_PATTERN, O_JSON,
-	       O_DOT, O_SUMMARY, O_AFFINITY, O_NIC_ROLE, O_LLDP_SOCKET, O_SYSFS };
+	       O_DOT, O_SUMMARY, O_AFFINITY, O_NIC_ROLE, O_LLDP_SOCKET, O_SYSFS, O_TYAML };
 	static const struct option others[] = {
 		{ "ca", required_argument, NULL, O_CA },
 		{ "port", required_argument, NULL, O_PORT },
+		{ "topology-yaml", required_argument, NULL, O_TYAML },
 		{ "hostname", required_argument, NULL, O_HOSTNAME },
 		{ "host-pattern", required_argument, NULL, O_PATTERN },
 		{ "json", no_argument, NULL, O_JSON },
@@ -250,6 +255,7 @@ static int parse_args(int argc, char **argv, options *o)
 				return -1;
 			}
 			break;
+		case O_TYAML: o->topology_yaml_out = optarg; break;
 		case O_HOSTNAME: o->hostname = optarg; break;
 		case O_PATTERN: o->host_pattern = optarg; break;
 		case O_JSON: o->json = 1; break;
@@ -284,7 +290,7 @@ static int parse_args(int argc, char **argv, options *o)
 		fputs("topognn-discover: --affinity needs --hwloc FILE or --hwloc-live\n", stderr);
 		return -1;
 	}
-	if (!o->json && !o->dot && !o->topology_conf_out && !o->affinity)
+	if (!o->json && !o->dot && !o->topology_conf_out && !o->topology_yaml_out && !o->affinity)
 		o->summary = 1;
 	return 0;
 }
@@ -376,6 +382,26 @@ static void affinity_print(const topo_affinity *a, FILE *out)
 			a->nics[i].pci_busid ? a->nics[i].pci_busid : "-");
 }
 
+/* --topology-yaml FILE: written in full, then closed; a failure names FILE. */
+static int write_topology_yaml(const topo_graph *g, const options *o, topo_error *err)
+{
+	FILE *f = fopen(o->topology_yaml_out, "w");
+	int rc;
+
+	if (!f) {
+		topo_error_set(err, o->topology_yaml_out, 0, "cannot write: %s", strerror(errno));
+		return -1;
+	}
+	rc = topo_write_topology_yaml(g, f, source_name(o), err);
+	if (fclose(f) != 0 && rc == 0) {
+		topo_error_set(err, o->topology_yaml_out, 0, "cannot write: %s", strerror(errno));
+		rc = -1;
+	}
+	if (rc < 0 && !err->source[0])
+		snprintf(err->source, sizeof(err->source), "%s", o->topology_yaml_out);
+	return rc;
+}
+
 static int write_outputs(const topo_graph *g, const options *o, topo_error *err)
 {
 	if (o->affinity) {
@@ -416,6 +442,8 @@ static int write_outputs(const topo_graph *g, const options *o, topo_error *err)
 		return -1;
 	if (o->dot && topo_write_dot(g, stdout, err) < 0)
 		return -1;
+	if (o->topology_yaml_out)
+		return write_topology_yaml(g, o, err);
 	return 0;
 }
 

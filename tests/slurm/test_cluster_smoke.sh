@@ -187,6 +187,38 @@ else
     fail "sbatch 4-node fragment job"
 fi
 
+# ---- --switches: the control for test_topognn.sh's Mode=off and enforce -----
+# (Slurm's testsuite: test_switches) 10 nodes cannot fit under one leaf of 8:
+# with --switches=1 topology/tree keeps the job pending, never drops the limit.
+if sw=$(timeout 10 sbatch --parsable -N 10 --switches=1@10:00 --job-name=smoke-sw \
+        --chdir="$work" --output=/dev/null --wrap 'sleep 1'); then
+    sleep 4
+    st=$(timeout 10 squeue -h -j "$sw" -o '%T' 2>/dev/null || true)
+    if [[ "$st" == PENDING ]]; then
+        pass "topology/tree: --switches=1 -N 10 (leaves of 8) stays pending"
+    else
+        fail "topology/tree: --switches=1 -N 10 is '$st'"
+    fi
+    timeout 10 scancel "$sw" || true
+else
+    fail "sbatch --switches=1 -N 10"
+fi
+
+# ---- SLURM_TOPOLOGY_ADDR: the control for test_topognn.sh's -------------------
+# topology/tree's own address of n012: every level, top first.
+addr_out="$work/addr-n012.txt"
+if timeout 10 sbatch --parsable -N 1 -w n012 --job-name=smoke-addr --chdir="$work" \
+        --output="$addr_out" --wrap 'echo "$SLURM_TOPOLOGY_ADDR $SLURM_TOPOLOGY_ADDR_PATTERN"' >/dev/null; then
+    deadline=$(( SECONDS + 30 ))
+    until [[ -s "$addr_out" ]] || (( SECONDS >= deadline )); do sleep 0.5; done
+fi
+addr=$(cat "$addr_out" 2>/dev/null || true)
+if [[ "$addr" == "spine.leaf2.n012 switch.switch.node" ]]; then
+    pass "topology/tree: SLURM_TOPOLOGY_ADDR $addr"
+else
+    fail "topology/tree: SLURM_TOPOLOGY_ADDR of n012 is '$addr'"
+fi
+
 # ---- teardown, then the summary as the last line ---------------------------
 if "$cluster" stop; then
     pass "cluster stopped"

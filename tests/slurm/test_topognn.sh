@@ -137,6 +137,20 @@ nodes_of() {
     echo ""
 }
 state_of() { timeout 10 squeue -h -j "$1" -o '%T' 2>/dev/null || true; }
+# switches_waits NAME NODES WHAT [LOG]: a --switches=1@10:00 job of NODES
+# nodes must stay pending (and LOG, when given, be in slurmctld.log): pass WHAT.
+switches_waits() {
+    local job st
+    job=$(submit -N "$2" --switches=1@10:00 -J "$1")
+    sleep 4
+    st=$(state_of "$job")
+    if [[ "$st" == PENDING ]] && { [[ -z "${4:-}" ]] || grep -q -- "$4" "$ctld_log"; }; then
+        pass "$3"
+    else
+        fail "$3: the job is '$st' on $(timeout 10 squeue -h -j "$job" -o %N)"
+    fi
+    [[ "$job" == none ]] || timeout 10 scancel "$job" || true
+}
 cancel_all() {
     timeout 10 scancel --user="$(id -un)" 2>/dev/null || true
     local deadline=$(( SECONDS + 30 ))
@@ -165,11 +179,26 @@ if (( ng == 4 && nl == 8 && ns == 2 )) && grep -q '^GroupName=su2 Nodes=n\[009-0
 else
     fail "scontrol show topology: $ng groups, $nl leaves, $ns spines: $topo"
 fi
-one=$(timeout 10 scontrol show topology n012 2>&1 || true)
-if grep -q '^GroupName=su2 ' <<< "$one"; then
-    pass "scontrol show topology n012 names group su2"
+# topology/tree's record format (Slurm's test_topology checks it): scripts
+# matching "SwitchName=X Level=N LinkSpeed=N" must keep working
+nsw=$(grep -c '^SwitchName=' <<< "$topo" || true)
+ntree=$(grep -cE '^SwitchName=[^ ]+ Level=[0-9]+ LinkSpeed=[0-9]+( |$)' <<< "$topo" || true)
+if (( nsw == 10 && ntree == nsw )); then
+    pass "scontrol show topology: every SwitchName= record in topology/tree's format"
 else
-    fail "scontrol show topology n012: $one"
+    fail "scontrol show topology: $ntree of $nsw switch records in tree's format: $(grep '^SwitchName=' <<< "$topo" | head -2)"
+fi
+# 24.11: scontrol show topology NODES; 25.05+: [NAME] node=NODES (a bare
+# word names a topology of topology.yaml).
+case "$(scontrol --version)" in
+    "slurm 24."*) node_arg=n012 ;;
+    *) node_arg=node=n012 ;;
+esac
+one=$(timeout 10 scontrol show topology "$node_arg" 2>&1 || true)
+if grep -q '^GroupName=su2 ' <<< "$one"; then
+    pass "scontrol show topology $node_arg names group su2"
+else
+    fail "scontrol show topology $node_arg: $one"
 fi
 
 # ---- heavy job: one group when one fits -------------------------------------
@@ -265,15 +294,7 @@ fi
 cancel_all
 
 # ---- --switches -------------------------------------------------------------------
-sjob=$(submit -N 10 --switches=1@10:00 -J heavy-s1)
-sleep 4
-st=$(state_of "$sjob")
-if [[ "$st" == PENDING ]]; then
-    pass "--switches=1 -N 10 (groups of 8) stays pending on an idle cluster"
-else
-    fail "--switches=1 -N 10 is $st on $(timeout 10 squeue -h -j "$sjob" -o %N)"
-fi
-[[ "$sjob" == none ]] || timeout 10 scancel "$sjob" || true
+switches_waits heavy-s1 10 "--switches=1 -N 10 (groups of 8) stays pending on an idle cluster"
 s2job=$(submit -N 10 --switches=2 -J light-s2)
 nodes=$(run_check "--switches=2" "$s2job")
 if [[ -n "$nodes" ]] && (( $(ngroups_of "$nodes") <= 2 )); then
@@ -282,6 +303,22 @@ else
     fail "--switches=2 -N 10 got $nodes"
 fi
 cancel_all
+
+# ---- SLURM_TOPOLOGY_ADDR: every switch level, as topology/tree gives it ---------
+# (tree: "spine.leaf.node" / "switch.switch.node"; n012's two rail leaves are
+# one ranged field, both spines the other)
+addr_out="$work/addr-n012.txt"
+if timeout 10 sbatch --parsable -N 1 -w n012 -J light-addr --chdir="$work" --output="$addr_out" \
+        --wrap 'echo "$SLURM_TOPOLOGY_ADDR $SLURM_TOPOLOGY_ADDR_PATTERN"' >/dev/null; then
+    deadline=$(( SECONDS + 30 ))
+    until [[ -s "$addr_out" ]] || (( SECONDS >= deadline )); do sleep 0.5; done
+fi
+addr=$(cat "$addr_out" 2>/dev/null || true)
+if [[ "$addr" =~ ^[^.\ ]+\.SU2-LEAF-R\[0-1\]\.n012\ switch\.switch\.node$ ]]; then
+    pass "SLURM_TOPOLOGY_ADDR has every switch level: $addr"
+else
+    fail "SLURM_TOPOLOGY_ADDR of n012: '$addr'"
+fi
 
 # ---- drained and down nodes -----------------------------------------------------
 timeout 10 scontrol update nodename=n009 state=drain reason=topognn-test || true
@@ -422,6 +459,22 @@ else
 fi
 cancel_all
 
+# ---- Mode=off: topology/tree's evaluation on the graph, --switches kept -----------
+# (control: test_cluster_smoke.sh runs the same --switches job under topology/tree)
+write_topognn_conf "$etc_conf" off "$work/graph.json"
+"$cluster" restart-ctld >/dev/null || fail "restart into Mode=off"
+switches_waits off-s1 10 "Mode=off: --switches=1 -N 10 (groups of 8) stays pending, as under topology/tree"
+frag=$(submit -N 3 -w 'n[001-003]' -J off-frag)
+run_check "Mode=off fragment" "$frag" >/dev/null
+job=$(submit -N 6 -J off-6)
+nodes=$(run_check "Mode=off -N 6" "$job")
+if [[ "$nodes" == "n[009-014]" ]]; then
+    pass "Mode=off: topology/tree's choice, not the generic one: $nodes"
+else
+    fail "Mode=off: -N 6 got $nodes, want topology/tree's n[009-014]"
+fi
+cancel_all
+
 # ---- Policy=gnn without ModelFile=: the shipped model; fallbacks carry a reason ----
 # as the admin guide changes keys: scontrol reconfigure (a fresh slurmctld in 24.11)
 write_topognn_conf "$etc_conf" enforce "$work/graph.json" "Policy=gnn"
@@ -497,6 +550,10 @@ if [[ -n "$nodes" ]]; then
 else
     fail "no job runs with a broken graph ($(state_of "$job"))"
 fi
+# --switches is never dropped: without the graph no switch is known, so the
+# job waits (topology/tree never places it over more switches than asked)
+switches_waits light-nograph-s1 2 "broken graph: a --switches=1 job waits (logged), the limit is not dropped" \
+    "--switches=1 cannot be checked without the graph"
 cancel_all
 
 # ---- a bad topognn.conf key: logged once, with file and line ----------------------

@@ -104,4 +104,13 @@ TOPOGNN_EXPORT int topo_load_topology_conf_mem(topo_graph *g, const char *text, 
 TOPOGNN_EXPORT int topo_write_topology_conf(const topo_graph *g, FILE *out, topo_conf_mode mode,
 			     const char *source, topo_error *err);
 
+/* The same fabric as a Slurm 25.05+ topology.yaml: a list of two named
+ * topologies, "tree" (cluster_default: true; the tree topology.conf's
+ * switches as `switch`/`nodes`/`children` entries, without LinkSpeed, which
+ * topology.yaml has no field for) and "block" (the block topology.conf's
+ * blocks and block_sizes). A partition picks one with Topology=tree|block in
+ * slurm.conf. Every string is double-quoted. Returns 0, or -1 as
+ * topo_write_topology_conf (either topology failing fails the whole). */
+int topo_write_topology_yaml(const topo_graph *g, FILE *out, const char *source, topo_error *err);
+
 #endif

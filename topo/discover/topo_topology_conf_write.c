@@ -124,6 +124,7 @@ typedef struct wctx {
 	intvec unplaced;
 	intvec tmp;
 	int used_groups;
+	int yaml;       /* topology.yaml entries instead of topology.conf lines */
 } wctx;
 
 static const topo_vertex *V(const wctx *w, int id)
@@ -456,7 +457,8 @@ static void write_link_speed(const wctx *w, FILE *out, int v)
 {
 	const char *ls = topo_graph_get_attr(w->g, v, "link_speed");
 
-	if (ls && V(w, v)->kind == TOPO_V_SWITCH)
+	/* topology.yaml has no link speed (Slurm's parser skips it) */
+	if (ls && V(w, v)->kind == TOPO_V_SWITCH && !w->yaml)
 		fprintf(out, " LinkSpeed=%s", ls);
 	fputc('\n', out);
 }
@@ -574,6 +576,8 @@ static int write_tree(wctx *w, FILE *out, const char *source)
 	write_header(w, out, source, summary);
 	if (write_unplaced(w, out, "cabled to no switch") < 0)
 		goto out;
+	if (w->yaml)
+		fputs("- topology: tree\n  cluster_default: true\n  tree:\n    switches:\n", out);
 	for (size_t i = 0; i < entries.n; i++) {
 		int v = entries.v[i];
 		char *s = names_of(w, hp.b + hp.start[v], (size_t)(hp.start[v + 1] - hp.start[v]));
@@ -582,7 +586,10 @@ static int write_tree(wctx *w, FILE *out, const char *source)
 			free(s);
 			goto out;
 		}
-		fprintf(out, "SwitchName=%s Nodes=%s", V(w, v)->name, s);
+		if (w->yaml)
+			fprintf(out, "      - switch: \"%s\"\n        nodes: \"%s\"", V(w, v)->name, s);
+		else
+			fprintf(out, "SwitchName=%s Nodes=%s", V(w, v)->name, s);
 		write_link_speed(w, out, v);
 		free(s);
 	}
@@ -603,7 +610,10 @@ static int write_tree(wctx *w, FILE *out, const char *source)
 			free(s);
 			goto out;
 		}
-		fprintf(out, "SwitchName=%s Switches=%s", V(w, n)->name, s);
+		if (w->yaml)
+			fprintf(out, "      - switch: \"%s\"\n        children: \"%s\"", V(w, n)->name, s);
+		else
+			fprintf(out, "SwitchName=%s Switches=%s", V(w, n)->name, s);
 		write_link_speed(w, out, n);
 		free(s);
 	}
@@ -674,6 +684,8 @@ static int write_block(wctx *w, FILE *out, const char *source)
 	write_header(w, out, source, summary);
 	if (write_unplaced(w, out, "in no block") < 0)
 		goto out;
+	if (w->yaml)
+		fputs("- topology: block\n  cluster_default: false\n  block:\n    blocks:\n", out);
 	for (size_t i = 0; i < blocks.n; i++) {
 		int v = blocks.v[i];
 		char *s = names_of(w, hp.b + hp.start[v], (size_t)(hp.start[v + 1] - hp.start[v]));
@@ -682,10 +694,16 @@ static int write_block(wctx *w, FILE *out, const char *source)
 			free(s);
 			goto out;
 		}
-		fprintf(out, "BlockName=%s Nodes=%s\n", V(w, v)->name, s);
+		if (w->yaml)
+			fprintf(out, "      - block: \"%s\"\n        nodes: \"%s\"\n", V(w, v)->name, s);
+		else
+			fprintf(out, "BlockName=%s Nodes=%s\n", V(w, v)->name, s);
 		free(s);
 	}
-	fprintf(out, "BlockSizes=%s\n", sizes);
+	if (w->yaml)
+		fprintf(out, "    block_sizes: [%s]\n", sizes);
+	else
+		fprintf(out, "BlockSizes=%s\n", sizes);
 	rc = 0;
 out:
 	free(blocks.v);
@@ -693,13 +711,14 @@ out:
 	return rc;
 }
 
-int topo_write_topology_conf(const topo_graph *g, FILE *out, topo_conf_mode mode,
-			     const char *source, topo_error *err)
+static int write_conf(const topo_graph *g, FILE *out, topo_conf_mode mode, int yaml,
+		      const char *source, topo_error *err)
 {
 	wctx w;
 	int rc = -1;
 
 	memset(&w, 0, sizeof(w));
+	w.yaml = yaml;
 	w.g = g;
 	w.err = err;
 	w.nv = topo_graph_nvertices(g);
@@ -722,7 +741,7 @@ int topo_write_topology_conf(const topo_graph *g, FILE *out, topo_conf_mode mode
 	else
 		topo_error_set(err, "", 0, "unknown topology.conf mode %d", (int)mode);
 	if (rc == 0 && (fflush(out) != 0 || ferror(out))) {
-		topo_error_set(err, "", 0, "writing topology.conf failed");
+		topo_error_set(err, "", 0, "writing %s failed", yaml ? "topology.yaml" : "topology.conf");
 		rc = -1;
 	}
 	if (rc == 0)
@@ -738,4 +757,17 @@ out:
 	free(w.unplaced.v);
 	free(w.tmp.v);
 	return rc;
+}
+
+int topo_write_topology_conf(const topo_graph *g, FILE *out, topo_conf_mode mode,
+			     const char *source, topo_error *err)
+{
+	return write_conf(g, out, mode, 0, source, err);
+}
+
+int topo_write_topology_yaml(const topo_graph *g, FILE *out, const char *source, topo_error *err)
+{
+	if (write_conf(g, out, TOPO_CONF_TREE, 1, source, err) < 0)
+		return -1;
+	return write_conf(g, out, TOPO_CONF_BLOCK, 1, source, err);
 }
