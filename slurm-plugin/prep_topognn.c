@@ -207,6 +207,20 @@ extern void prep_p_register_callbacks(prep_callbacks_t *callbacks)
 {
 }
 
+/*
+ * The job's id in slurmd's job_env_t: a field of its own up to 24.11, part of
+ * step_id since 25.05 (src/slurmd/slurmd/slurmd.h). The one difference in
+ * this file between the releases this plugin builds for.
+ */
+static uint32_t _job_id(const job_env_t *job_env)
+{
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+	return job_env->step_id.job_id;
+#else
+	return job_env->jobid;
+#endif
+}
+
 /* Never fails: a problem is logged, the job goes on. */
 extern int prep_p_prolog(job_env_t *job_env, slurm_cred_t *cred)
 {
@@ -216,7 +230,7 @@ extern int prep_p_prolog(job_env_t *job_env, slurm_cred_t *cred)
 
 	if (!node || !_lookup(&spank))
 		return SLURM_SUCCESS;
-	snprintf(job, sizeof(job), "%u", job_env->jobid);
+	snprintf(job, sizeof(job), "%u", _job_id(job_env));
 	env = _job_vars(job_env, cred, &own);
 	(void) ((topognn_spank_job_start_fn) spank.fn[0])(job, node, env);
 	xfree(env);
@@ -231,7 +245,7 @@ extern int prep_p_epilog(job_env_t *job_env, slurm_cred_t *cred)
 
 	if (!node || !_lookup(&spank))
 		return SLURM_SUCCESS;
-	snprintf(job, sizeof(job), "%u", job_env->jobid);
+	snprintf(job, sizeof(job), "%u", _job_id(job_env));
 	(void) ((topognn_spank_job_end_fn) spank.fn[1])(job, node);
 	return SLURM_SUCCESS;
 }
