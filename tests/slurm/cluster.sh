@@ -24,7 +24,7 @@
 #   TOPOGNN_CLUSTER_EXTRA_CONF  file whose lines are appended to slurm.conf
 #   TOPOGNN_CLUSTER_EXTRA_FILES colon list of files copied beside slurm.conf
 #                             (e.g. topognn.conf)
-#   TOPOGNN_CLUSTER_TIMEOUT   seconds to wait for start/stop steps (default 60)
+#   TOPOGNN_CLUSTER_TIMEOUT   seconds to wait for start/stop steps (default 120)
 #
 # Everything is bounded in time; on a timeout the relevant log tails are shown.
 set -euo pipefail
@@ -44,7 +44,7 @@ topo_conf=${TOPOGNN_TOPOLOGY_CONF:-}
 extra_plugin_dirs=${TOPOGNN_PLUGIN_DIRS:-}
 extra_conf=${TOPOGNN_CLUSTER_EXTRA_CONF:-}
 extra_files=${TOPOGNN_CLUSTER_EXTRA_FILES:-}
-timeout_s=${TOPOGNN_CLUSTER_TIMEOUT:-60}
+timeout_s=${TOPOGNN_CLUSTER_TIMEOUT:-120}
 
 # Everything below lands in slurm.conf or on a command line: accept only plain
 # values, never whitespace, '#', '=' or shell metacharacters.

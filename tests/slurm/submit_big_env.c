@@ -69,7 +69,11 @@ int main(int argc, char **argv)
 		free(script);
 		return 2;
 	}
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(25, 5, 0)
+	printf("submitted %u\n", resp->step_id.job_id); /* a step id since 25.05 */
+#else
 	printf("submitted %u\n", resp->job_id);
+#endif
 	slurm_free_submit_response_response_msg(resp);
 	slurm_fini();
 	free(big);
