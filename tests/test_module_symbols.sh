@@ -61,7 +61,7 @@ check "topology_topognn.so: no hwloc, no node side" \
 check "topology_topognn.so: no fabric loaders (discover area)" \
 	none "$tmp/ctld.all" '^topo_(load|parse)_(ibnetdiscover|topology_conf)'
 check "topology_topognn.so: exports only the plugin entry points" \
-	none "$tmp/ctld.dyn" '^(place_|telemetry_|topo_|gnn_)'
+	none "$tmp/ctld.dyn" '^(place_|telemetry_|http_|topo_|gnn_)'
 check "topology_topognn.so: every library found, none is igraph or hwloc" \
 	none "$tmp/ctld.ldd" 'not found|libigraph|libhwloc'
 
@@ -73,7 +73,7 @@ check "spank_topognn.so: no simulator or trace reader" \
 	none "$tmp/spank.all" '^(topo_)?(sim|trace)_|^comm_profile_'
 check "spank_topognn.so: no report library" none "$tmp/spank.all" '^report_'
 check "spank_topognn.so: no engine, telemetry or GNN" \
-	none "$tmp/spank.all" '^(place_|telemetry_|gnn_|curl_)'
+	none "$tmp/spank.all" '^(place_|telemetry_|http_|gnn_|curl_)'
 check "spank_topognn.so: exports only the SPANK entry points" \
 	none "$tmp/spank.dyn" '^(bind_|topo_|place_)'
 check "spank_topognn.so: every library found, none is igraph or curl" \

@@ -22,7 +22,7 @@
 #include "telemetry.h"
 #include "telemetry_feed.h"
 #include "telemetry_place.h"
-#include "topo_http.h"
+#include "http_client.h"
 #include "test_tmp.h"
 
 #define NOW 1700000100.0
@@ -377,28 +377,28 @@ static void test_http_local(void **state)
 		"http://127.0.0.256/", "http://128.0.0.1/", "http://[::2]/", "http://[::ffff:8.8.8.8]/",
 		"http://127.0.0.1x/", "http:///", "http://",
 	};
-	char url[TOPO_HTTP_MAX_URL + 2];
+	char url[HTTP_MAX_URL + 2];
 	topo_error err;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
-		assert_true(topo_http_is_local(local[i]));
+		assert_true(http_is_local(local[i]));
 	for (size_t i = 0; i < sizeof(remote) / sizeof(remote[0]); i++) {
-		assert_false(topo_http_is_local(remote[i]));
+		assert_false(http_is_local(remote[i]));
 		if (strncmp(remote[i], "http://", 7) == 0 && remote[i][7]) {
-			assert_int_equal(topo_http_check_url(remote[i], "TelemetryURL", 0, &err), -1);
+			assert_int_equal(http_check_url(remote[i], "TelemetryURL", 0, &err), -1);
 			assert_non_null(strstr(err.text, "is plain http to another host"));
 		}
 	}
-	assert_int_equal(topo_http_check_url("http://127.0.0.1:9090", "TelemetryURL", 0, &err), 0);
-	/* exactly TOPO_HTTP_MAX_URL characters is fine, one more is refused */
+	assert_int_equal(http_check_url("http://127.0.0.1:9090", "TelemetryURL", 0, &err), 0);
+	/* exactly HTTP_MAX_URL characters is fine, one more is refused */
 	memset(url, 'a', sizeof(url));
 	memcpy(url, "https://h/", 10);
-	url[TOPO_HTTP_MAX_URL] = '\0';
-	assert_int_equal(topo_http_check_url(url, "the slurmrestd URL", 0, &err), 0);
-	url[TOPO_HTTP_MAX_URL] = 'a';
-	url[TOPO_HTTP_MAX_URL + 1] = '\0';
-	assert_int_equal(topo_http_check_url(url, "the slurmrestd URL", 0, &err), -1);
+	url[HTTP_MAX_URL] = '\0';
+	assert_int_equal(http_check_url(url, "the slurmrestd URL", 0, &err), 0);
+	url[HTTP_MAX_URL] = 'a';
+	url[HTTP_MAX_URL + 1] = '\0';
+	assert_int_equal(http_check_url(url, "the slurmrestd URL", 0, &err), -1);
 	assert_non_null(strstr(err.text, "is 2049 characters long; at most 2048 are accepted"));
 }
 

@@ -1,6 +1,6 @@
 /*
  * telemetry_client: the HTTP side of the Prometheus client: the query,
- * the request through topo_http (http/https only, every option checked),
+ * the request through http_client (http/https only, every option checked),
  * retries with capped backoff, and the log-once health state.
  */
 #define _GNU_SOURCE
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "topo_http.h"
+#include "http_client.h"
 
 /* ---- HTTP client ------------------------------------------------------------- */
 
@@ -23,7 +23,7 @@ struct telemetry_client {
 	telemetry_credentials cred;
 	CURL *curl;
 	struct curl_slist *headers;
-	topo_http_body body;
+	http_body body;
 };
 
 int telemetry_query_text(const telemetry_config *cfg, char *buf, size_t len)
@@ -43,7 +43,7 @@ telemetry_client *telemetry_client_new(const telemetry_config *cfg, topo_error *
 {
 	telemetry_client *c;
 
-	if (!cfg->url[0] || topo_http_check_url(cfg->url, "TelemetryURL", TOPO_HTTP_PLAIN_REMOTE, err)) {
+	if (!cfg->url[0] || http_check_url(cfg->url, "TelemetryURL", HTTP_PLAIN_REMOTE, err)) {
 		if (!cfg->url[0])
 			topo_error_set(err, "", 0, "telemetry is off: no TelemetryURL");
 		return NULL;
@@ -75,7 +75,7 @@ void telemetry_client_free(telemetry_client *c)
 	curl_global_cleanup();
 	curl_slist_free_all(c->headers);
 	telemetry_credentials_wipe(&c->cred);
-	topo_http_body_free(&c->body);
+	http_body_free(&c->body);
 	free(c);
 }
 
@@ -114,7 +114,7 @@ static char *request_url(telemetry_client *c, double now)
 
 static int setup_request(telemetry_client *c, const char *url, char *errbuf)
 {
-	topo_http_get rq = { url, NULL, NULL, NULL, c->cfg.connect_timeout_ms, c->cfg.timeout_ms,
+	http_get rq = { url, NULL, NULL, NULL, c->cfg.connect_timeout_ms, c->cfg.timeout_ms,
 			     errbuf };
 
 	if (c->cred.kind == TELEMETRY_AUTH_BEARER && !c->headers) {
@@ -129,7 +129,7 @@ static int setup_request(telemetry_client *c, const char *url, char *errbuf)
 	rq.headers = c->headers;
 	if (c->cred.kind == TELEMETRY_AUTH_BASIC)
 		rq.basic_userpwd = c->cred.secret;
-	return topo_http_setup(c->curl, &rq, &c->body);
+	return http_setup(c->curl, &rq, &c->body);
 }
 
 /* Prometheus's own error text from a non-200 JSON reply, or "". */
@@ -160,7 +160,7 @@ int telemetry_client_fetch(telemetry_client *c, double now, telemetry_reply *out
 		if (attempts > 0) /* doubling, but never more than MAX_BACKOFF_MS per wait */
 			sleep_ms(c->cfg.backoff_ms << (attempts - 1) > MAX_BACKOFF_MS
 				 ? MAX_BACKOFF_MS : c->cfg.backoff_ms << (attempts - 1));
-		topo_http_body_reset(&c->body);
+		http_body_reset(&c->body);
 		if (setup_request(c, url, errbuf)) {
 			snprintf(what, sizeof(what), "cannot set up the request");
 			break;

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "topo_http.h"
+#include "http_client.h"
 #include "topo_io.h"
 #include "topo_num.h"
 
@@ -76,7 +76,7 @@ int telemetry_config_set(telemetry_config *cfg, const char *key, const char *val
 			topo_error_set(err, "", 0, "%s is longer than %d characters", key, TELEMETRY_STR_LEN - 1);
 			return -1;
 		}
-		if (is_url && *value && topo_http_check_url(value, key, TOPO_HTTP_PLAIN_REMOTE, err))
+		if (is_url && *value && http_check_url(value, key, HTTP_PLAIN_REMOTE, err))
 			return -1;
 		strcpy(dst, value);
 		return 0;

@@ -4,7 +4,7 @@
  *   telemetry_config.c  TelemetryXxx= keys and the credentials file
  *   telemetry_reply.c   Prometheus's JSON reply -> rates per port (fuzzed)
  *   telemetry_map.c     rates per port -> links and leaves of the graph
- *   telemetry_client.c  the HTTP request (topo_http), retries, log-once
+ *   telemetry_client.c  the HTTP request (http_client), retries, log-once
  */
 #ifndef TELEMETRY_INTERNAL_H
 #define TELEMETRY_INTERNAL_H
