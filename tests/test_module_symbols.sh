@@ -49,7 +49,7 @@ check "topology_topognn.so: holds the engine (place_)" \
 check "topology_topognn.so: holds the telemetry client" some "$tmp/ctld.all" '^telemetry_'
 check "topology_topognn.so: no igraph" none "$tmp/ctld.all" '^_?igraph_|^topo_analysis_'
 check "topology_topognn.so: no simulator or trace reader" \
-	none "$tmp/ctld.all" '^(topo_)?(sim|trace)_|^comm_profile_'
+	none "$tmp/ctld.all" '^(topo_)?(sim|trace)_'
 check "topology_topognn.so: no report library (SVG, slurmrestd client)" \
 	none "$tmp/ctld.all" '^report_'
 check "topology_topognn.so: no SVG writer of any name" none "$tmp/ctld.all" '[Ss][Vv][Gg]'
@@ -70,7 +70,7 @@ check "spank_topognn.so: holds the node side (bind_) and hwloc" \
 	some "$tmp/spank.all" '^bind_plan'
 check "spank_topognn.so: no igraph" none "$tmp/spank.all" '^_?igraph_|^topo_analysis_'
 check "spank_topognn.so: no simulator or trace reader" \
-	none "$tmp/spank.all" '^(topo_)?(sim|trace)_|^comm_profile_'
+	none "$tmp/spank.all" '^(topo_)?(sim|trace)_'
 check "spank_topognn.so: no report library" none "$tmp/spank.all" '^report_'
 check "spank_topognn.so: no engine, telemetry or GNN" \
 	none "$tmp/spank.all" '^(place_|telemetry_|http_|gnn_|curl_)'
