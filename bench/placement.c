@@ -184,7 +184,7 @@ static double now_s(void)
 }
 
 /* Run every policy for every seed on one scenario. 0 or -1. */
-static int run_scenario(const scenario *sc, const opts *o, const topo_comm_profile *prof,
+static int run_scenario(const scenario *sc, const opts *o, const sim_comm_profile *prof,
 			int nprof, runs *r)
 {
 	topo_error err;
@@ -496,7 +496,7 @@ int main(int argc, char **argv)
 		 "log unscaled (about 27% utilisation)",
 		 "fattree", "groups=16,hosts=16,rails=4", {kth}, 1, 0, 1, 0, 0},
 	};
-	topo_comm_profile prof[4];
+	sim_comm_profile prof[4];
 	topo_error err;
 	char buf[1024];
 	json_t *root = json_object(), *arr = json_array();

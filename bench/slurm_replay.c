@@ -35,7 +35,7 @@
  *   a ring all-reduce over its nodes in node order (closed ring, one flow
  *   from each node to the next); per iteration each flow carries
  *   2(n-1)/n x B bytes, B = the fabric bytes per iteration of the astra-sim
- *   profile drawn for the job (topo_comm_profile_draw(seed, log id), as
+ *   profile drawn for the job (sim_comm_profile_draw(seed, log id), as
  *   topognn-sim draws it); iterations = the job's runtime in the log /
  *   (compute per iteration + 2(n-1)/n x B x 8 / host_gbps). The flows between
  *   nodes of different groups count. Only the placement differs between the
@@ -442,7 +442,7 @@ static int hosts_of(const place_cluster *c, const char *list, int *out, int max)
 }
 
 typedef struct comm_opts {
-	const topo_comm_profile *prof;
+	const sim_comm_profile *prof;
 	int nprof;
 	unsigned seed;
 	double host_gbps;
@@ -453,14 +453,14 @@ typedef struct comm_opts {
 static void job_bytes(const place_cluster *c, const comm_opts *o, const rjob *j, const int *h,
 		      int n, double *total, double *cross)
 {
-	const topo_comm_profile *p;
+	const sim_comm_profile *p;
 	double per_flow, iters, xpairs = 0;
 	long id = atol(strchr(j->name, '-') + 1);
 
 	*total = *cross = 0;
 	if (n < 2 || o->nprof <= 0)
 		return;
-	p = &o->prof[topo_comm_profile_draw(o->nprof, o->seed, (uint64_t)id)];
+	p = &o->prof[sim_comm_profile_draw(o->nprof, o->seed, (uint64_t)id)];
 	per_flow = 2.0 * (n - 1) / n * p->comm.bytes_per_iter;
 	iters = j->log_runtime /
 		(p->comm.compute_s_per_iter + per_flow * 8.0 / (o->host_gbps * 1e9));
@@ -677,7 +677,7 @@ static void retime_submits(run *r, events *e, double begin_epoch)
 
 static int cmd_analyze(const analyze_opts *o)
 {
-	topo_comm_profile prof[MAX_PROFILES];
+	sim_comm_profile prof[MAX_PROFILES];
 	topo_error err;
 	char buf[1024];
 	topo_graph *g = sim_load_graph("graph", o->graph, &err);

@@ -3,8 +3,8 @@
  *
  * Builds synthetic rail-optimized fat trees (topo_fattree_build) of 1,024,
  * 4,096 and 16,384 hosts x 8 rails and, for each, times generating the graph
- * ("load"), topo_analyze() plus building the hop index ("analysis"), and a
- * fixed number of random topo_host_hops() queries. Each size runs in a forked
+ * ("load"), topo_analysis_run() plus building the hop index ("analysis"), and a
+ * fixed number of random topo_analysis_host_hops() queries. Each size runs in a forked
  * child so its peak resident memory (VmHWM) is its own; the child reports the
  * growth of VmHWM over its start. Times are the best of --repeat runs (3),
  * because the machine may be shared.
@@ -104,7 +104,7 @@ static int run_queries(const topo_graph *g, const topo_analysis_index *ix, int n
 	t = now();
 	for (int q = 0; q < nq; q++) {
 		int a = hosts[xorshift(&seed) % nh], b = hosts[xorshift(&seed) % nh];
-		int d = topo_host_hops(ix, a, b);
+		int d = topo_analysis_host_hops(ix, a, b);
 
 		if (d < 0)
 			r->unreachable++;
@@ -146,7 +146,7 @@ static void run_once(const bench_opts *o, int hosts, bench_result *r)
 	}
 	r->load_s = now() - t;
 	t = now();
-	if (topo_analyze_summary(g, &a, &err) < 0) {
+	if (topo_analysis_run_summary(g, &a, &err) < 0) {
 		topo_error_format(&err, r->error, sizeof(r->error));
 		goto done;
 	}

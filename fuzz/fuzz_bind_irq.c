@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bind_cpulist.h"
+#include "bind_cpuset.h"
 #include "bind_irq.h"
 
 static char root[64], proc[96], sys[96], state[96];

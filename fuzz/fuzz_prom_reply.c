@@ -1,7 +1,7 @@
 /*
  * fuzz_prom_reply: libFuzzer target of the Prometheus reply parser
- * (telem_reply_parse) and of mapping its result onto a small graph
- * (telem_snapshot_build). Any input must give 0 or -1, never a crash,
+ * (telemetry_reply_parse) and of mapping its result onto a small graph
+ * (telemetry_snapshot_build). Any input must give 0 or -1, never a crash,
  * leak or undefined behaviour.
  */
 #include <stddef.h>
@@ -36,14 +36,14 @@ static topo_graph *graph(void)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	telem_reply r;
-	telem_snapshot s;
+	telemetry_reply r;
+	telemetry_snapshot s;
 	topo_error err;
 
-	if (telem_reply_parse((const char *)data, size, 1700000100.0, 30, &r, &err) == 0) {
-		if (telem_snapshot_build(&r, graph(), 1700000100.0, &s, &err) == 0)
-			telem_snapshot_free(&s);
-		telem_reply_free(&r);
+	if (telemetry_reply_parse((const char *)data, size, 1700000100.0, 30, &r, &err) == 0) {
+		if (telemetry_snapshot_build(&r, graph(), 1700000100.0, &s, &err) == 0)
+			telemetry_snapshot_free(&s);
+		telemetry_reply_free(&r);
 	}
 	return 0;
 }

@@ -3,7 +3,7 @@
  * are parsed without Slurm: the job classifier (ClassRule= and Default*Class=
  * lines, place_classifier_load_mem, including its POSIX regexes), and the
  * values the plugin hands to topo/ (Telemetry* keys through
- * telem_config_set, Policy= through place_policy_parse). The plugin's own
+ * telemetry_config_set, Policy= through place_policy_parse). The plugin's own
  * line reader (slurm-plugin/topognn_conf.c) logs through Slurm and is not
  * built here; its key dispatch is mirrored below so the same values reach
  * the same functions. What parses is then used: a few fixed jobs and one
@@ -22,7 +22,7 @@
 
 /* The plugin's reading of one line: '#' comment, first blank-separated
  * token as Key=Value; values of Telemetry* and Policy go to topo/. */
-static void plugin_line(char *s, telem_config *cfg)
+static void plugin_line(char *s, telemetry_config *cfg)
 {
 	char *hash = strchr(s, '#'), *end, *eq;
 	topo_error err;
@@ -40,7 +40,7 @@ static void plugin_line(char *s, telem_config *cfg)
 	if (!strcasecmp(s, "Policy"))
 		(void)place_policy_parse(eq + 1);
 	else if (!strncasecmp(s, "Telemetry", 9) && strcasecmp(s, "TelemetryIntervalSec"))
-		(void)telem_config_set(cfg, s, eq + 1, &err);
+		(void)telemetry_config_set(cfg, s, eq + 1, &err);
 }
 
 static void classify_some(const place_classifier *k, const char *last_line)
@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text = malloc(size + 1), *copy, *line, *save = NULL, *last;
 	place_classifier *k;
-	telem_config cfg;
+	telemetry_config cfg;
 	topo_error err;
 
 	if (!text)
@@ -73,7 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		classify_some(k, last);
 		place_classifier_free(k);
 	}
-	telem_config_init(&cfg);
+	telemetry_config_init(&cfg);
 	copy = strdup(text);
 	for (line = copy ? strtok_r(copy, "\n", &save) : NULL; line;
 	     line = strtok_r(NULL, "\n", &save))

@@ -59,7 +59,7 @@
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 
-#include "bind_cpulist.h"
+#include "bind_cpuset.h"
 #include "bind_irq.h"
 #include "bind_plan.h"
 #include "spank_topognn.h"

@@ -65,8 +65,8 @@ typedef struct {
 	place_classifier *classifier;
 	double heavy_bytes;	/* HeavyBytesPerIter= */
 	double light_bytes;	/* LightBytesPerIter= */
-	telem_config telem;	/* Telemetry*= (docs/telemetry.md); url "": off */
-	double telem_interval_s; /* TelemetryIntervalSec= */
+	telemetry_config telem;	/* Telemetry*= (docs/telemetry.md); url "": off */
+	double telemetry_interval_s; /* TelemetryIntervalSec= */
 } topognn_conf_t;
 
 /* Everything built from topognn.conf and the graph file. One instance is
@@ -106,7 +106,7 @@ typedef struct {
 	bool jobs_synced;	/* running jobs walked into state once */
 	int state_jobs;		/* jobs in state (decision log: running_jobs) */
 	int *job_hosts;		/* host_cnt: hosts of one job */
-	telem_feed *telem;	/* live leaf utilisation; NULL: no telemetry */
+	telemetry_feed *telem;	/* live leaf utilisation; NULL: no telemetry */
 
 	/* Scratch for eval: preallocated so an evaluation allocates little. */
 	uint8_t *allowed;

@@ -44,8 +44,8 @@ extern void topognn_conf_init(topognn_conf_t *conf)
 	conf->fatal_on_error = false;
 	conf->heavy_bytes = 1e9;
 	conf->light_bytes = 1e6;
-	telem_config_init(&conf->telem);
-	conf->telem_interval_s = 30;
+	telemetry_config_init(&conf->telem);
+	conf->telemetry_interval_s = 30;
 }
 
 extern void topognn_conf_free(topognn_conf_t *conf)
@@ -220,19 +220,19 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 		}
 		conf->fatal_on_error = b;
 	} else if (!xstrcasecmp(key, "TelemetryIntervalSec")) {
-		if (_parse_double(val, &conf->telem_interval_s) ||
-		    conf->telem_interval_s < 1 ||
-		    conf->telem_interval_s > 86400) {
+		if (_parse_double(val, &conf->telemetry_interval_s) ||
+		    conf->telemetry_interval_s < 1 ||
+		    conf->telemetry_interval_s > 86400) {
 			error("%s:%d: TelemetryIntervalSec must be 1..86400, not \"%s\"",
 			      file, line, val);
 			return -1;
 		}
 	} else if (!xstrncasecmp(key, "Telemetry", 9)) {
-		/* The client parses its own keys (telem_config_set). */
+		/* The client parses its own keys (telemetry_config_set). */
 		topo_error err;
 		char *v = xstrcasecmp(key, "TelemetryCredentialsFile") ?
 			  xstrdup(val) : _resolve_path(file, val);
-		int bad = telem_config_set(&conf->telem, key, v, &err);
+		int bad = telemetry_config_set(&conf->telem, key, v, &err);
 
 		xfree(v);
 		if (bad) {

@@ -370,7 +370,7 @@ extern void topognn_ctx_free(topognn_ctx_t *ctx)
 {
 	if (!ctx)
 		return;
-	telem_feed_free(ctx->telem);	/* stops its thread first */
+	telemetry_feed_free(ctx->telem);	/* stops its thread first */
 	ctx->telem = NULL;
 	for (int g = 0; g < ctx->group_cnt; g++) {
 		xfree(ctx->group_name[g]);

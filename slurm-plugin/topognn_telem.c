@@ -17,9 +17,9 @@
 
 #include "topognn.h"
 
-static void _log(void *arg, telem_feed_log_level level, const char *msg)
+static void _log(void *arg, telemetry_feed_log_level level, const char *msg)
 {
-	if (level == TELEM_FEED_ERROR)
+	if (level == TELEMETRY_FEED_ERROR)
 		error("telemetry: %s", msg);
 	else
 		info("telemetry: %s", msg);
@@ -33,25 +33,25 @@ extern void topognn_telem_start(topognn_ctx_t *ctx)
 
 	if (!conf->telem.url[0] || ctx->telem)
 		return;
-	if (!(ctx->telem = telem_feed_new(&conf->telem, ctx->graph,
-					  conf->telem_interval_s, _log, NULL,
+	if (!(ctx->telem = telemetry_feed_new(&conf->telem, ctx->graph,
+					  conf->telemetry_interval_s, _log, NULL,
 					  &err))) {
 		error("%s: telemetry off: %s", conf->path,
 		      topo_error_format(&err, msg, sizeof(msg)));
 		return;
 	}
-	if (telem_feed_start(ctx->telem)) {
+	if (telemetry_feed_start(ctx->telem)) {
 		error("telemetry off: cannot start its thread: %m");
-		telem_feed_free(ctx->telem);
+		telemetry_feed_free(ctx->telem);
 		ctx->telem = NULL;
 		return;
 	}
 	info("telemetry from %s every %.0f s", conf->telem.url,
-	     conf->telem_interval_s);
+	     conf->telemetry_interval_s);
 }
 
 extern void topognn_telem_apply(topognn_ctx_t *ctx)
 {
-	if (ctx->telem && telem_feed_apply(ctx->telem, ctx->state))
+	if (ctx->telem && telemetry_feed_apply(ctx->telem, ctx->state))
 		debug("telemetry: leaf utilisation updated in the engine state");
 }

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bind_cpulist.h"
+#include "bind_cpuset.h"
 #include "bind_irq.h"
 
 /* IRQs: mlx5_0 100-107, mlx5_1 110-117, mlx5_2 120-127 (not given), others */

@@ -87,18 +87,18 @@ static double mono_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static void print_snapshot(const topo_graph *g, const telem_snapshot *s)
+static void print_snapshot(const topo_graph *g, const telemetry_snapshot *s)
 {
 	for (size_t i = 0; i < s->nlinks; i++) {
-		const telem_link *l = &s->links[i];
+		const telemetry_link *l = &s->links[i];
 
 		printf("link %s leaf=%s cap=%.3f tx=%.4f rx=%.4f util=%.5f age=%.2f link_error_recovery=%.0f\n",
 		       l->name, l->leaf >= 0 ? topo_graph_vertex(g, l->leaf)->name : "-", l->capacity_gbps,
 		       l->tx_gbps, l->rx_gbps, l->util, s->taken - l->sample_time,
-		       isnan(l->errors[TELEM_LINK_ERROR_RECOVERY]) ? -1 : l->errors[TELEM_LINK_ERROR_RECOVERY]);
+		       isnan(l->errors[TELEMETRY_LINK_ERROR_RECOVERY]) ? -1 : l->errors[TELEMETRY_LINK_ERROR_RECOVERY]);
 	}
 	for (size_t i = 0; i < s->nleaves; i++) {
-		const telem_leaf *l = &s->leaves[i];
+		const telemetry_leaf *l = &s->leaves[i];
 
 		printf("leaf %s links=%d up=%.3f tx=%.4f rx=%.4f util=%.5f\n", l->name, l->nlinks, l->up_gbps,
 		       l->tx_gbps, l->rx_gbps, l->util);
@@ -115,7 +115,7 @@ static void print_hosts(const place_cluster *c, const place_choice *ch)
 }
 
 /* Placement of n hosts before and after the snapshot's leaf estimates. */
-static int place_with_telemetry(const topo_graph *g, const telem_snapshot *s, int n)
+static int place_with_telemetry(const topo_graph *g, const telemetry_snapshot *s, int n)
 {
 	place_config pcfg;
 	place_decision d;
@@ -136,7 +136,7 @@ static int place_with_telemetry(const topo_graph *g, const telem_snapshot *s, in
 		goto out;
 	printf("place before=");
 	print_hosts(c, &d.chosen);
-	applied = telem_apply_to_state(s, st, &unknown);
+	applied = telemetry_apply_to_state(s, st, &unknown);
 	if (place_decide(e, st, &r, PLACE_POLICY_MODEL, PLACE_POLICY_MODEL, &d))
 		goto out;
 	printf(" after=");
@@ -154,9 +154,9 @@ out:
 
 int main(int argc, char **argv)
 {
-	telem_config cfg;
-	telem_client *c;
-	telem_health health = { 0 };
+	telemetry_config cfg;
+	telemetry_client *c;
+	telemetry_health health = { 0 };
 	topo_error err;
 	topo_graph *g;
 	char buf[TOPO_ERROR_TEXT_LEN + TOPO_ERROR_SOURCE_LEN + 8];
@@ -172,7 +172,7 @@ int main(int argc, char **argv)
 		{ "--credentials", "TelemetryCredentialsFile" },
 	};
 
-	telem_config_init(&cfg);
+	telemetry_config_init(&cfg);
 	for (int i = 1; i + 1 < argc; i += 2) {
 		size_t k;
 
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "telemetry_probe: unknown option %s\n", argv[i]);
 			return 64;
 		}
-		if (telem_config_set(&cfg, opts[k].key, argv[i + 1], &err)) {
+		if (telemetry_config_set(&cfg, opts[k].key, argv[i + 1], &err)) {
 			printf("error: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 			return 2;
 		}
@@ -199,18 +199,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "telemetry_probe: cannot build the graph\n");
 		return 1;
 	}
-	if (!(c = telem_client_new(&cfg, &err))) {
+	if (!(c = telemetry_client_new(&cfg, &err))) {
 		printf("error: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 		topo_graph_free(g);
 		return 2;
 	}
 	for (int i = 0; i < repeat; i++) {
-		telem_snapshot s;
+		telemetry_snapshot s;
 		double t0 = mono_ms();
-		int rc = telem_fetch_snapshot(c, g, &s, &err);
+		int rc = telemetry_fetch_snapshot(c, g, &s, &err);
 
 		printf("fetch %d ms=%.0f\n", i, mono_ms() - t0);
-		if (telem_health_update(&health, rc == 0) == TELEM_LOG_DOWN) {
+		if (telemetry_health_update(&health, rc == 0) == TELEMETRY_LOG_DOWN) {
 			logged++;
 			printf("error: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 		}
@@ -221,11 +221,11 @@ int main(int argc, char **argv)
 		print_snapshot(g, &s);
 		if (place > 0 && place_with_telemetry(g, &s, place))
 			failed++;
-		telem_snapshot_free(&s);
+		telemetry_snapshot_free(&s);
 	}
 	if (failed)
 		printf("log-once: %d of %d fetches failed, %d logged\n", failed, repeat, logged);
-	telem_client_free(c);
+	telemetry_client_free(c);
 	topo_graph_free(g);
 	return failed ? 2 : 0;
 }

@@ -100,16 +100,16 @@ static void check_two_leaves(const topo_analysis_index *ix, const topo_graph *g)
 	int h1 = host(g, "h1"), h2 = host(g, "h2"), h3 = host(g, "h3");
 
 	assert_int_equal(topo_analysis_index_nleaves(ix), 2);
-	assert_int_equal(topo_host_hops(ix, h1, h1), 0);
-	assert_int_equal(topo_host_hops(ix, h1, h2), 2);
-	assert_int_equal(topo_host_hops(ix, h2, h1), 2);
-	assert_int_equal(topo_host_hops(ix, h1, h3), 4);
-	assert_int_equal(topo_host_hops(ix, h3, h2), 4);
+	assert_int_equal(topo_analysis_host_hops(ix, h1, h1), 0);
+	assert_int_equal(topo_analysis_host_hops(ix, h1, h2), 2);
+	assert_int_equal(topo_analysis_host_hops(ix, h2, h1), 2);
+	assert_int_equal(topo_analysis_host_hops(ix, h1, h3), 4);
+	assert_int_equal(topo_analysis_host_hops(ix, h3, h2), 4);
 	/* not hosts, out of range */
-	assert_int_equal(topo_host_hops(ix, topo_graph_find(g, TOPO_V_SWITCH, "leaf1"), h1), -1);
-	assert_int_equal(topo_host_hops(ix, topo_graph_find(g, TOPO_V_HCA, "h1/mlx5_0"), h2), -1);
-	assert_int_equal(topo_host_hops(ix, -1, h1), -1);
-	assert_int_equal(topo_host_hops(ix, h1, 100000), -1);
+	assert_int_equal(topo_analysis_host_hops(ix, topo_graph_find(g, TOPO_V_SWITCH, "leaf1"), h1), -1);
+	assert_int_equal(topo_analysis_host_hops(ix, topo_graph_find(g, TOPO_V_HCA, "h1/mlx5_0"), h2), -1);
+	assert_int_equal(topo_analysis_host_hops(ix, -1, h1), -1);
+	assert_int_equal(topo_analysis_host_hops(ix, h1, 100000), -1);
 }
 
 static void test_hops_two_leaves_table(void **state)
@@ -137,7 +137,7 @@ static void test_hops_two_leaves_bfs(void **state)
 	check_two_leaves(ix, g);
 	/* repeated queries reuse the scratch: answers do not drift */
 	for (int i = 0; i < 1000; i++)
-		assert_int_equal(topo_host_hops(ix, host(g, "h1"), host(g, "h3")), 4);
+		assert_int_equal(topo_analysis_host_hops(ix, host(g, "h1"), host(g, "h3")), 4);
 	topo_analysis_index_free(ix);
 	topo_graph_free(g);
 }
@@ -151,7 +151,7 @@ static void test_index_outlives_graph(void **state)
 
 	(void)state;
 	topo_graph_free(g);
-	assert_int_equal(topo_host_hops(ix, h1, h3), 4);
+	assert_int_equal(topo_analysis_host_hops(ix, h1, h3), 4);
 	topo_analysis_index_free(ix);
 }
 
@@ -190,15 +190,15 @@ static void test_hops_min_over_rails(void **state)
 
 		assert_non_null(ix);
 		assert_int_equal(topo_analysis_index_nleaves(ix), 6);
-		assert_int_equal(topo_host_hops(ix, a, b), 2);
-		assert_int_equal(topo_host_hops(ix, a, c), 6);
-		assert_int_equal(topo_host_hops(ix, b, c), 2);
-		assert_int_equal(topo_host_hops(ix, d, e), 3);
-		assert_int_equal(topo_host_hops(ix, c, e), 4);
-		assert_int_equal(topo_host_hops(ix, d, c), 5);
-		assert_int_equal(topo_host_hops(ix, a, d), 7);
-		assert_int_equal(topo_host_hops(ix, a, f), -1);
-		assert_int_equal(topo_host_hops(ix, f, f), 0);
+		assert_int_equal(topo_analysis_host_hops(ix, a, b), 2);
+		assert_int_equal(topo_analysis_host_hops(ix, a, c), 6);
+		assert_int_equal(topo_analysis_host_hops(ix, b, c), 2);
+		assert_int_equal(topo_analysis_host_hops(ix, d, e), 3);
+		assert_int_equal(topo_analysis_host_hops(ix, c, e), 4);
+		assert_int_equal(topo_analysis_host_hops(ix, d, c), 5);
+		assert_int_equal(topo_analysis_host_hops(ix, a, d), 7);
+		assert_int_equal(topo_analysis_host_hops(ix, a, f), -1);
+		assert_int_equal(topo_analysis_host_hops(ix, f, f), 0);
 		topo_analysis_index_free(ix);
 	}
 	topo_graph_free(g);
@@ -244,9 +244,9 @@ static void test_hops_bfs_matches_table(void **state)
 	assert_int_equal(topo_analysis_index_has_table(b), 0);
 	for (int i = 0; i < NHOSTS; i++)
 		for (int j = 0; j < NHOSTS; j++) {
-			int x = topo_host_hops(t, hosts[i], hosts[j]);
+			int x = topo_analysis_host_hops(t, hosts[i], hosts[j]);
 
-			assert_int_equal(topo_host_hops(b, hosts[i], hosts[j]), x);
+			assert_int_equal(topo_analysis_host_hops(b, hosts[i], hosts[j]), x);
 			unreachable += x < 0;
 			far += x >= 6;
 		}
@@ -287,7 +287,7 @@ static void test_oversubscription_exact(void **state)
 		add_host(g, name, &l1, 1);
 	}
 	add_host(g, "m0", &l2, 1);
-	assert_int_equal(topo_analyze_summary(g, &a, NULL), 0);
+	assert_int_equal(topo_analysis_run_summary(g, &a, NULL), 0);
 	assert_int_equal(a.nleaves, 2);
 	assert_int_equal(a.leaves[0].leaf, l1);
 	assert_true(a.leaves[0].down_gbps == 1600.0);
@@ -331,7 +331,7 @@ static void test_oversubscription_without_levels(void **state)
 	add_host(g, "y", &l1, 1);
 	add_host(g, "z", &l1, 1);
 	add_host(g, "w", &l2, 1);
-	assert_int_equal(topo_analyze_summary(g, &a, NULL), 0);
+	assert_int_equal(topo_analysis_run_summary(g, &a, NULL), 0);
 	assert_int_equal(a.unknown_level_switches, 3);
 	assert_int_equal(a.nleaves, 2);
 	assert_true(a.leaves[0].ratio == 3.0);
@@ -363,7 +363,7 @@ static void test_level_mismatch(void **state)
 
 	(void)state;
 	add_host(g, "odd", &sp, 1); /* a host on the spine */
-	assert_int_equal(topo_analyze_summary(g, &a, NULL), 0);
+	assert_int_equal(topo_analysis_run_summary(g, &a, NULL), 0);
 	assert_int_equal(a.level_mismatches, 1);
 	assert_int_equal(count_anomalies(g, "level-mismatch", "spine1"), 1);
 	an = topo_graph_anomaly(g, 0);
@@ -387,7 +387,7 @@ static void test_disconnected_host(void **state)
 	h5 = add_host(g, "h5", (int[]){ lone, l1 }, 2); /* one rail reaches the fabric */
 	h6 = topo_graph_add_vertex(g, TOPO_V_HOST, "h6");  /* known only from hwloc */
 	assert_int_equal(topo_graph_add_part(g, h6, TOPO_V_HCA, "mlx5_0") >= 0, 1);
-	assert_int_equal(topo_analyze_summary(g, &a, NULL), 0);
+	assert_int_equal(topo_analysis_run_summary(g, &a, NULL), 0);
 	assert_int_equal(a.components, 2);
 	assert_int_equal(a.main_component_hosts, 4);
 	assert_int_equal(a.disconnected_hosts, 1);
@@ -399,16 +399,16 @@ static void test_disconnected_host(void **state)
 				      "main component (4 hosts)");
 	topo_analysis_free(&a);
 
-	/* topo_analyze() is the same pass without the summary */
-	assert_int_equal(topo_analyze(g, NULL), 0);
+	/* topo_analysis_run() is the same pass without the summary */
+	assert_int_equal(topo_analysis_run(g, NULL), 0);
 	assert_int_equal(count_anomalies(g, "disconnected-host", "h4"), 2);
 
 	ix = topo_analysis_index_new(g, NULL);
-	assert_int_equal(topo_host_hops(ix, host(g, "h1"), h4), -1);
-	assert_int_equal(topo_host_hops(ix, h4, h5), 2);
-	assert_int_equal(topo_host_hops(ix, h5, host(g, "h3")), 4);
-	assert_int_equal(topo_host_hops(ix, h6, h5), -1);
-	assert_int_equal(topo_host_hops(ix, h6, h6), 0);
+	assert_int_equal(topo_analysis_host_hops(ix, host(g, "h1"), h4), -1);
+	assert_int_equal(topo_analysis_host_hops(ix, h4, h5), 2);
+	assert_int_equal(topo_analysis_host_hops(ix, h5, host(g, "h3")), 4);
+	assert_int_equal(topo_analysis_host_hops(ix, h6, h5), -1);
+	assert_int_equal(topo_analysis_host_hops(ix, h6, h6), 0);
 	topo_analysis_index_free(ix);
 	topo_graph_free(g);
 }
@@ -424,7 +424,7 @@ static void test_no_fabric(void **state)
 	(void)state;
 	h = topo_graph_add_vertex(g, TOPO_V_HOST, "solo");
 	topo_graph_add_part(g, h, TOPO_V_HCA, "mlx5_0");
-	assert_int_equal(topo_analyze_summary(g, &a, NULL), 0);
+	assert_int_equal(topo_analysis_run_summary(g, &a, NULL), 0);
 	assert_int_equal(a.components, 0);
 	assert_int_equal(a.nleaves, 0);
 	assert_int_equal(a.disconnected_hosts, 0);
@@ -433,7 +433,7 @@ static void test_no_fabric(void **state)
 	ix = topo_analysis_index_new(g, NULL);
 	assert_non_null(ix);
 	assert_int_equal(topo_analysis_index_nleaves(ix), 0);
-	assert_int_equal(topo_host_hops(ix, h, h), 0);
+	assert_int_equal(topo_analysis_host_hops(ix, h, h), 0);
 	topo_analysis_index_free(ix);
 	topo_graph_free(g);
 }
@@ -472,7 +472,7 @@ static void test_superpod_analysis(void **state)
 
 	(void)state;
 	assert_true(l44 >= 0 && l21 >= 0);
-	assert_int_equal(topo_analyze_summary(g, &a, NULL), 0);
+	assert_int_equal(topo_analysis_run_summary(g, &a, NULL), 0);
 	assert_int_equal(a.components, 1);
 	assert_int_equal(a.main_component_hosts, 119);
 	assert_int_equal(a.disconnected_hosts, 0);
@@ -532,11 +532,11 @@ static void test_superpod_hops(void **state)
 	assert_int_equal(topo_analysis_index_nleaves(t), 31);
 	assert_int_equal(topo_analysis_index_has_table(t), 1);
 	/* same SU: the rail leaves are shared; different SU: up to a spine and down */
-	assert_int_equal(topo_host_hops(t, su1a, su1b), 2);
-	assert_int_equal(topo_host_hops(b, su1a, su1b), 2);
-	assert_int_equal(topo_host_hops(t, su1a, su8), 4);
-	assert_int_equal(topo_host_hops(b, su1a, su8), 4);
-	assert_int_equal(topo_host_hops(t, su4, su8), 4);
+	assert_int_equal(topo_analysis_host_hops(t, su1a, su1b), 2);
+	assert_int_equal(topo_analysis_host_hops(b, su1a, su1b), 2);
+	assert_int_equal(topo_analysis_host_hops(t, su1a, su8), 4);
+	assert_int_equal(topo_analysis_host_hops(b, su1a, su8), 4);
+	assert_int_equal(topo_analysis_host_hops(t, su4, su8), 4);
 	/* every pair: table and BFS agree, and 2 hops exactly when in one SU */
 	for (size_t x = 0; x < nv; x++)
 		for (size_t y = 0; y < nv; y++) {
@@ -545,8 +545,8 @@ static void test_superpod_hops(void **state)
 			if (topo_graph_vertex(g, (int)x)->kind != TOPO_V_HOST ||
 			    topo_graph_vertex(g, (int)y)->kind != TOPO_V_HOST)
 				continue;
-			d = topo_host_hops(t, (int)x, (int)y);
-			assert_int_equal(topo_host_hops(b, (int)x, (int)y), d);
+			d = topo_analysis_host_hops(t, (int)x, (int)y);
+			assert_int_equal(topo_analysis_host_hops(b, (int)x, (int)y), d);
 			assert_true(d >= 0 && d < 8);
 			hist[d]++;
 			if (x != y)

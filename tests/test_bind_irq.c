@@ -1,10 +1,10 @@
-/* Unit tests for bind_cpulist and bind_irq on a fake proc/sys tree that
+/* Unit tests for bind_cpuset and bind_irq on a fake proc/sys tree that
  * reproduces the incident: two NICs (mlx5_0 on NUMA 0, mlx5_1 on NUMA 1),
  * 8 completion IRQs each, all on core 0; a third NIC (mlx5_2) the job is not
  * given. NUMA0 = CPUs 0-7, NUMA1 = CPUs 8-15. */
 #include "bind_fake_tree.h"
 
-/* ---- bind_cpulist ---- */
+/* ---- bind_cpuset ---- */
 
 static void test_cpulist(void **unused)
 {

@@ -2,7 +2,7 @@
  * The two hop distances agree (issue 11): the engine's tree model
  * (place_cluster_hops: 2 under one leaf, 4 through a shared spine, 6 through
  * the core, per rail) and the analysis index's shortest path over the switch
- * graph (topo_host_hops, igraph or BFS). The engine's is the fast one for
+ * graph (topo_analysis_host_hops, igraph or BFS). The engine's is the fast one for
  * slurmctld's hot path, the analysis one is the general one for tools; on the
  * fat trees and rail-optimized fabrics the engine is built for, they must give
  * the same number for every pair of hosts. Checked on the DGX H100 SuperPOD
@@ -48,7 +48,7 @@ static long compare_all(const topo_graph *g, int hist[5])
 	for (int a = 0; a < H; a++)
 		for (int b = 0; b < H; b++) {
 			int engine = place_cluster_hops(c, a, b);
-			int general = topo_host_hops(ix, vid[a], vid[b]);
+			int general = topo_analysis_host_hops(ix, vid[a], vid[b]);
 
 			if (engine != general)
 				fail_msg("%s - %s: engine %d hops, analysis %d",

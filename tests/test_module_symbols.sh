@@ -46,10 +46,10 @@ some() { grep -Eq "$2" "$1" || { echo "  nothing matches $2 in $(basename "$1")"
 # ---- slurmctld's module ----
 check "topology_topognn.so: holds the engine (place_)" \
 	some "$tmp/ctld.all" '^place_state_new$'
-check "topology_topognn.so: holds the telemetry client" some "$tmp/ctld.all" '^telem_'
+check "topology_topognn.so: holds the telemetry client" some "$tmp/ctld.all" '^telemetry_'
 check "topology_topognn.so: no igraph" none "$tmp/ctld.all" '^_?igraph_|^topo_analysis_'
 check "topology_topognn.so: no simulator or trace reader" \
-	none "$tmp/ctld.all" '^(topo_)?(sim|trace)_|^comm_profile_'
+	none "$tmp/ctld.all" '^(topo_)?(sim|trace)_'
 check "topology_topognn.so: no report library (SVG, slurmrestd client)" \
 	none "$tmp/ctld.all" '^report_'
 check "topology_topognn.so: no SVG writer of any name" none "$tmp/ctld.all" '[Ss][Vv][Gg]'
@@ -61,7 +61,7 @@ check "topology_topognn.so: no hwloc, no node side" \
 check "topology_topognn.so: no fabric loaders (discover area)" \
 	none "$tmp/ctld.all" '^topo_(load|parse)_(ibnetdiscover|topology_conf)'
 check "topology_topognn.so: exports only the plugin entry points" \
-	none "$tmp/ctld.dyn" '^(place_|telem_|telemetry_|topo_|gnn_)'
+	none "$tmp/ctld.dyn" '^(place_|telemetry_|http_|topo_|gnn_)'
 check "topology_topognn.so: every library found, none is igraph or hwloc" \
 	none "$tmp/ctld.ldd" 'not found|libigraph|libhwloc'
 
@@ -70,10 +70,10 @@ check "spank_topognn.so: holds the node side (bind_) and hwloc" \
 	some "$tmp/spank.all" '^bind_plan'
 check "spank_topognn.so: no igraph" none "$tmp/spank.all" '^_?igraph_|^topo_analysis_'
 check "spank_topognn.so: no simulator or trace reader" \
-	none "$tmp/spank.all" '^(topo_)?(sim|trace)_|^comm_profile_'
+	none "$tmp/spank.all" '^(topo_)?(sim|trace)_'
 check "spank_topognn.so: no report library" none "$tmp/spank.all" '^report_'
 check "spank_topognn.so: no engine, telemetry or GNN" \
-	none "$tmp/spank.all" '^(place_|telem_|telemetry_|gnn_|curl_)'
+	none "$tmp/spank.all" '^(place_|telemetry_|http_|gnn_|curl_)'
 check "spank_topognn.so: exports only the SPANK entry points" \
 	none "$tmp/spank.dyn" '^(bind_|topo_|place_)'
 check "spank_topognn.so: every library found, none is igraph or curl" \

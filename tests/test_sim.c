@@ -168,7 +168,7 @@ static void test_maxmin_sharing(void **state)
 
 /* A run with communication profiles; frac: --locality-wait FRAC. */
 static void profiled_run(struct world *w, const topo_trace *t, place_policy p, unsigned seed,
-			 double frac, const topo_comm_profile *prof, int nprof, sim_metrics *m)
+			 double frac, const sim_comm_profile *prof, int nprof, sim_metrics *m)
 {
 	sim_config cfg;
 	topo_error err;
@@ -184,7 +184,7 @@ static void profiled_run(struct world *w, const topo_trace *t, place_policy p, u
 }
 
 static void kth_run(struct world *w, const topo_trace *t, unsigned seed, sim_metrics *m,
-		    const topo_comm_profile *prof, int nprof)
+		    const sim_comm_profile *prof, int nprof)
 {
 	profiled_run(w, t, PLACE_POLICY_TREE, seed, 0, prof, nprof, m);
 }
@@ -196,7 +196,7 @@ static void test_determinism(void **state)
 	struct world w;
 	topo_trace t;
 	topo_error err;
-	topo_comm_profile prof[2];
+	sim_comm_profile prof[2];
 	sim_metrics a, b;
 
 	world_new(&w, "groups=4,hosts=128,rails=2,oversub=2");
@@ -302,7 +302,7 @@ static void test_bound_and_avoidable(void **state)
 	sim_metrics m;
 	sim_config cfg;
 	topo_error err;
-	topo_comm_profile prof;
+	sim_comm_profile prof;
 	json_t *j;
 
 	memset(&prof, 0, sizeof(prof));
@@ -394,7 +394,7 @@ static void test_sharp_and_nvlink_runs(void **state)
 	sim_metrics m0, m1, mt0, mt1;
 	sim_config cfg;
 	topo_error err;
-	topo_comm_profile prof;
+	sim_comm_profile prof;
 
 	(void)state;
 	memset(&prof, 0, sizeof(prof));
@@ -438,7 +438,7 @@ static void test_sharp_and_nvlink_runs(void **state)
 }
 
 static void locality_run(struct world *w, const topo_trace *t, place_policy p, double frac,
-			 const topo_comm_profile *prof, int nprof, sim_metrics *m)
+			 const sim_comm_profile *prof, int nprof, sim_metrics *m)
 {
 	profiled_run(w, t, p, 1, frac, prof, nprof, m);
 }
@@ -457,7 +457,7 @@ static void test_locality_wait(void **state)
 	struct world w;
 	topo_trace t;
 	topo_error err;
-	topo_comm_profile prof[2];
+	sim_comm_profile prof[2];
 	sim_metrics m, off, tree, tree_lw;
 
 	world_new(&w, "groups=2,hosts=4,rails=1");
@@ -502,7 +502,7 @@ static void test_lookahead_defer(void **state)
 	struct world w;
 	topo_trace t;
 	topo_error err;
-	topo_comm_profile prof[2];
+	sim_comm_profile prof[2];
 	sim_metrics la, model, la_off;
 	sim_config cfg;
 
@@ -592,7 +592,7 @@ static void test_ring_rails(void **state)
 }
 
 static void switches_run(struct world *w, const topo_trace *t, double frac,
-			 const topo_comm_profile *prof, sim_metrics *m)
+			 const sim_comm_profile *prof, sim_metrics *m)
 {
 	sim_config cfg;
 	topo_error err;
@@ -623,7 +623,7 @@ static void test_tree_switches(void **state)
 	struct world w;
 	topo_trace t;
 	topo_error err;
-	topo_comm_profile prof[2];
+	sim_comm_profile prof[2];
 	sim_metrics m, tree;
 
 	(void)state;
@@ -663,7 +663,7 @@ static void test_held_reservation(void **state)
 	struct world w;
 	topo_trace t;
 	topo_error err;
-	topo_comm_profile prof[2];
+	sim_comm_profile prof[2];
 	sim_metrics m;
 
 	(void)state;

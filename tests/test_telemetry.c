@@ -22,7 +22,7 @@
 #include "telemetry.h"
 #include "telemetry_feed.h"
 #include "telemetry_place.h"
-#include "topo_http.h"
+#include "http_client.h"
 #include "test_tmp.h"
 
 #define NOW 1700000100.0
@@ -79,7 +79,7 @@ static char *reply(int n, ...)
 
 static void test_rates_and_resets(void **state)
 {
-	telem_reply r;
+	telemetry_reply r;
 	topo_error err;
 	/* tx: 0, 1e9, 2e9 bytes over 20 s -> 1e8 B/s; rx resets: 100, 400, 50 -> increase 350 */
 	char *body = reply(3,
@@ -89,7 +89,7 @@ static void test_rates_and_resets(void **state)
 		series("rate_bytes_per_second", L1, "1700000100:12500000000"));
 
 	(void)state;
-	assert_int_equal(telem_reply_parse(body, strlen(body), NOW, 30, &r, &err), 0);
+	assert_int_equal(telemetry_reply_parse(body, strlen(body), NOW, 30, &r, &err), 0);
 	assert_int_equal(r.nseries, 3);
 	assert_int_equal(r.nports, 1);
 	assert_int_equal(r.nstale, 0);
@@ -97,20 +97,20 @@ static void test_rates_and_resets(void **state)
 	assert_string_equal(r.ports[0].host, "node0001");
 	assert_string_equal(r.ports[0].device, "mlx5_0");
 	assert_int_equal(r.ports[0].port, 1);
-	assert_float_equal(r.ports[0].rate[TELEM_TX_BYTES], 1e8, 1e-6);
-	assert_float_equal(r.ports[0].increase[TELEM_TX_BYTES], 2e9, 1e-6);
-	assert_float_equal(r.ports[0].increase[TELEM_RX_BYTES], 350, 1e-9);
-	assert_float_equal(r.ports[0].rate[TELEM_RX_BYTES], 17.5, 1e-9);
+	assert_float_equal(r.ports[0].rate[TELEMETRY_TX_BYTES], 1e8, 1e-6);
+	assert_float_equal(r.ports[0].increase[TELEMETRY_TX_BYTES], 2e9, 1e-6);
+	assert_float_equal(r.ports[0].increase[TELEMETRY_RX_BYTES], 350, 1e-9);
+	assert_float_equal(r.ports[0].rate[TELEMETRY_RX_BYTES], 17.5, 1e-9);
 	assert_float_equal(r.ports[0].rate_bytes_per_s, 12.5e9, 1e-3);
-	assert_true(isnan(r.ports[0].rate[TELEM_LINK_DOWNED]));
+	assert_true(isnan(r.ports[0].rate[TELEMETRY_LINK_DOWNED]));
 	assert_float_equal(r.ports[0].last_time, 1700000100.0, 1e-9);
-	telem_reply_free(&r);
+	telemetry_reply_free(&r);
 	free(body);
 }
 
 static void test_stale_and_skipped(void **state)
 {
-	telem_reply r;
+	telemetry_reply r;
 	topo_error err;
 	char *body = reply(5,
 		/* newest sample 40 s old: stale at max age 30 */
@@ -126,22 +126,22 @@ static void test_stale_and_skipped(void **state)
 		series("link_downed_total", L1, "1700000100:abc"));
 
 	(void)state;
-	assert_int_equal(telem_reply_parse(body, strlen(body), NOW, 30, &r, &err), 0);
+	assert_int_equal(telemetry_reply_parse(body, strlen(body), NOW, 30, &r, &err), 0);
 	assert_int_equal(r.nseries, 5);
 	assert_int_equal(r.nstale, 1);
 	assert_int_equal(r.nskipped, 4);
 	assert_int_equal(r.nports, 0);
-	telem_reply_free(&r);
+	telemetry_reply_free(&r);
 	free(body);
 }
 
 static void expect_error(const char *body, const char *fragment)
 {
-	telem_reply r;
+	telemetry_reply r;
 	topo_error err;
 
 	topo_error_clear(&err);
-	assert_int_equal(telem_reply_parse(body, strlen(body), NOW, 30, &r, &err), -1);
+	assert_int_equal(telemetry_reply_parse(body, strlen(body), NOW, 30, &r, &err), -1);
 	if (!strstr(err.text, fragment))
 		fail_msg("error \"%s\" lacks \"%s\"", err.text, fragment);
 	assert_int_equal(r.nports, 0);
@@ -193,8 +193,8 @@ static topo_graph *small_graph(void)
 
 static void test_snapshot_on_graph(void **state)
 {
-	telem_reply r;
-	telem_snapshot s;
+	telemetry_reply r;
+	telemetry_snapshot s;
 	topo_error err;
 	topo_graph *g = small_graph();
 	/* node0001: tx 10 GB/s = 80 Gb/s = 0.2 of 400; node0002 rx 25 GB/s = 200 Gb/s = 0.5;
@@ -206,18 +206,18 @@ static void test_snapshot_on_graph(void **state)
 		series("port_data_transmitted_bytes_total",
 		       "\"instance\":\"node0003\",\"device\":\"mlx5_0\",\"port\":\"1\"",
 		       "1700000090:0 1700000100:1"));
-	const telem_link *l1, *l2;
-	const telem_leaf *leaf;
+	const telemetry_link *l1, *l2;
+	const telemetry_leaf *leaf;
 
 	(void)state;
-	assert_int_equal(telem_reply_parse(body, strlen(body), NOW, 30, &r, &err), 0);
+	assert_int_equal(telemetry_reply_parse(body, strlen(body), NOW, 30, &r, &err), 0);
 	assert_int_equal(r.nports, 3);
-	assert_int_equal(telem_snapshot_build(&r, g, NOW, &s, &err), 0);
+	assert_int_equal(telemetry_snapshot_build(&r, g, NOW, &s, &err), 0);
 	assert_int_equal(s.nlinks, 2);
 	assert_int_equal(s.nunmapped, 1);
 	assert_int_equal(s.nleaves, 1);
-	l1 = telem_snapshot_link(&s, "node0001/mlx5_0");
-	l2 = telem_snapshot_link(&s, "node0002/HCA-1");
+	l1 = telemetry_snapshot_link(&s, "node0001/mlx5_0");
+	l2 = telemetry_snapshot_link(&s, "node0002/HCA-1");
 	assert_non_null(l1);
 	assert_non_null(l2);
 	assert_float_equal(l1->capacity_gbps, 400, 1e-9);
@@ -225,15 +225,15 @@ static void test_snapshot_on_graph(void **state)
 	assert_float_equal(l1->util, 0.2, 1e-12);
 	assert_float_equal(l2->rx_gbps, 200, 1e-9);
 	assert_float_equal(l2->util, 0.5, 1e-12);
-	assert_float_equal(l2->errors[TELEM_LINK_ERROR_RECOVERY], 6, 1e-12);
-	leaf = telem_snapshot_leaf(&s, "leaf-a");
+	assert_float_equal(l2->errors[TELEMETRY_LINK_ERROR_RECOVERY], 6, 1e-12);
+	leaf = telemetry_snapshot_leaf(&s, "leaf-a");
 	assert_non_null(leaf);
 	assert_int_equal(leaf->nlinks, 2);
 	assert_float_equal(leaf->up_gbps, 400, 1e-9); /* the down cable does not count */
 	assert_float_equal(leaf->util, 0.5, 1e-12);    /* max(80, 200) / 400 */
-	assert_null(telem_snapshot_leaf(&s, "spine-a"));
-	telem_snapshot_free(&s);
-	telem_reply_free(&r);
+	assert_null(telemetry_snapshot_leaf(&s, "spine-a"));
+	telemetry_snapshot_free(&s);
+	telemetry_reply_free(&r);
 	topo_graph_free(g);
 	free(body);
 }
@@ -244,12 +244,12 @@ static void test_apply_to_state(void **state)
 	topo_error err;
 	place_cluster *c = place_cluster_new(g, &err);
 	place_state *st;
-	telem_leaf leaves[3] = {
+	telemetry_leaf leaves[3] = {
 		{ .name = "leaf-a", .util = 0.5 },
 		{ .name = "ghost-leaf", .util = 0.7 },
 		{ .name = "spine-a", .util = -1 }, /* unknown estimate: skipped */
 	};
-	telem_snapshot snap = { .nleaves = 3, .leaves = leaves };
+	telemetry_snapshot snap = { .nleaves = 3, .leaves = leaves };
 	uint64_t v;
 	int unknown = -1;
 
@@ -258,10 +258,10 @@ static void test_apply_to_state(void **state)
 	st = place_state_new(c);
 	assert_non_null(st);
 	v = place_state_version(st);
-	assert_int_equal(telem_apply_to_state(&snap, st, &unknown), 1);
+	assert_int_equal(telemetry_apply_to_state(&snap, st, &unknown), 1);
 	assert_int_equal(unknown, 1);
 	assert_true(place_state_version(st) == v + 1);
-	assert_int_equal(telem_clear_from_state(&snap, st), 1);
+	assert_int_equal(telemetry_clear_from_state(&snap, st), 1);
 	assert_true(place_state_version(st) == v + 2);
 	place_state_free(st);
 	place_cluster_free(c);
@@ -270,35 +270,35 @@ static void test_apply_to_state(void **state)
 
 static void test_config(void **state)
 {
-	telem_config cfg;
+	telemetry_config cfg;
 	topo_error err;
 	char q[2048];
 
 	(void)state;
-	telem_config_init(&cfg);
+	telemetry_config_init(&cfg);
 	assert_int_equal(cfg.timeout_ms, 3000);
 	assert_int_equal(cfg.retries, 2);
 	assert_float_equal(cfg.max_age_s, 30, 0);
-	assert_int_equal(telem_config_set(&cfg, "telemetryurl", "http://prom:9090/", &err), 0);
+	assert_int_equal(telemetry_config_set(&cfg, "telemetryurl", "http://prom:9090/", &err), 0);
 	assert_string_equal(cfg.url, "http://prom:9090/");
-	assert_int_equal(telem_config_set(&cfg, "TelemetryMaxAgeSec", "12.5", &err), 0);
+	assert_int_equal(telemetry_config_set(&cfg, "TelemetryMaxAgeSec", "12.5", &err), 0);
 	assert_float_equal(cfg.max_age_s, 12.5, 0);
-	assert_int_equal(telem_config_set(&cfg, "TelemetryRetries", "11", &err), -1);
+	assert_int_equal(telemetry_config_set(&cfg, "TelemetryRetries", "11", &err), -1);
 	assert_string_equal(err.text, "TelemetryRetries value \"11\" is not a number in its allowed range");
 	assert_int_equal(cfg.retries, 2);
-	assert_int_equal(telem_config_set(&cfg, "TelemetryURL", "ftp://x", &err), -1);
+	assert_int_equal(telemetry_config_set(&cfg, "TelemetryURL", "ftp://x", &err), -1);
 	assert_non_null(strstr(err.text, "must start with http:// or https://"));
-	assert_int_equal(telem_config_set(&cfg, "TelemetryURL", "http://u:p@prom:9090", &err), -1);
+	assert_int_equal(telemetry_config_set(&cfg, "TelemetryURL", "http://u:p@prom:9090", &err), -1);
 	assert_non_null(strstr(err.text, "must not carry credentials"));
-	assert_int_equal(telem_config_set(&cfg, "TelemetryColour", "red", &err), -1);
+	assert_int_equal(telemetry_config_set(&cfg, "TelemetryColour", "red", &err), -1);
 	assert_string_equal(err.text, "unknown telemetry option \"TelemetryColour\"");
-	assert_int_equal(telem_config_set(&cfg, "TelemetryWindowSec", "30", &err), 0);
-	telem_query_text(&cfg, q, sizeof(q));
+	assert_int_equal(telemetry_config_set(&cfg, "TelemetryWindowSec", "30", &err), 0);
+	telemetry_query_text(&cfg, q, sizeof(q));
 	assert_non_null(strstr(q, "{__name__=~\"node_infiniband_(port_data_transmitted_bytes_total|"));
 	assert_non_null(strstr(q, "|rate_bytes_per_second)\"}[30000ms]"));
-	assert_string_equal(telem_counter_metric(TELEM_BUFFER_OVERRUN_ERRORS),
+	assert_string_equal(telemetry_counter_metric(TELEMETRY_BUFFER_OVERRUN_ERRORS),
 			    "node_infiniband_excessive_buffer_overrun_errors_total");
-	assert_null(telem_counter_metric(TELEM_NCOUNTERS));
+	assert_null(telemetry_counter_metric(TELEMETRY_NCOUNTERS));
 }
 
 static void write_file(const char *path, const char *text, mode_t mode)
@@ -314,50 +314,50 @@ static void write_file(const char *path, const char *text, mode_t mode)
 static void test_credentials(void **state)
 {
 	char dir[512], path[1024];
-	telem_credentials c;
+	telemetry_credentials c;
 	topo_error err;
-	telem_config cfg;
+	telemetry_config cfg;
 
 	(void)state;
 	assert_non_null(test_mkdtemp(dir, sizeof(dir), "test_telemetry.XXXXXX"));
 	snprintf(path, sizeof(path), "%s/cred", dir);
 
 	write_file(path, "# Prometheus\n\n  basic  admin:pa:ss  \n", 0600);
-	assert_int_equal(telem_credentials_load(path, &c, &err), 0);
-	assert_int_equal(c.kind, TELEM_AUTH_BASIC);
+	assert_int_equal(telemetry_credentials_load(path, &c, &err), 0);
+	assert_int_equal(c.kind, TELEMETRY_AUTH_BASIC);
 	assert_string_equal(c.secret, "admin:pa:ss");
-	telem_credentials_wipe(&c);
+	telemetry_credentials_wipe(&c);
 	assert_int_equal(c.secret[0], 0);
 
 	write_file(path, "bearer tok\n", 0644);
-	assert_int_equal(telem_credentials_load(path, &c, &err), -1);
+	assert_int_equal(telemetry_credentials_load(path, &c, &err), -1);
 	assert_string_equal(err.text,
 			    "credentials file has mode 0644 and is open to group or others; refusing it (chmod 600)");
 	assert_string_equal(err.source, path);
 	write_file(path, "bearer tok\n", 0640);
-	assert_int_equal(telem_credentials_load(path, &c, &err), -1);
+	assert_int_equal(telemetry_credentials_load(path, &c, &err), -1);
 	assert_non_null(strstr(err.text, "mode 0640"));
 
 	/* the client refuses to start on such a file */
-	telem_config_init(&cfg);
-	telem_config_set(&cfg, "TelemetryURL", "http://127.0.0.1:1", &err);
-	telem_config_set(&cfg, "TelemetryCredentialsFile", path, &err);
-	assert_null(telem_client_new(&cfg, &err));
+	telemetry_config_init(&cfg);
+	telemetry_config_set(&cfg, "TelemetryURL", "http://127.0.0.1:1", &err);
+	telemetry_config_set(&cfg, "TelemetryCredentialsFile", path, &err);
+	assert_null(telemetry_client_new(&cfg, &err));
 	assert_non_null(strstr(err.text, "refusing it"));
 
 	write_file(path, "\n\ntoken-without-kind\n", 0600);
-	assert_int_equal(telem_credentials_load(path, &c, &err), -1);
+	assert_int_equal(telemetry_credentials_load(path, &c, &err), -1);
 	assert_int_equal(err.line, 3);
 	assert_string_equal(err.text, "expected \"bearer TOKEN\" or \"basic USER:PASSWORD\"");
 	write_file(path, "basic nocolon\n", 0600);
-	assert_int_equal(telem_credentials_load(path, &c, &err), -1);
+	assert_int_equal(telemetry_credentials_load(path, &c, &err), -1);
 	assert_string_equal(err.text, "basic needs one USER:PASSWORD word");
 	write_file(path, "# nothing\n", 0600);
-	assert_int_equal(telem_credentials_load(path, &c, &err), -1);
+	assert_int_equal(telemetry_credentials_load(path, &c, &err), -1);
 	assert_string_equal(err.text, "no credentials line in the file");
 
 	unlink(path);
-	assert_int_equal(telem_credentials_load(path, &c, &err), -1);
+	assert_int_equal(telemetry_credentials_load(path, &c, &err), -1);
 	assert_non_null(strstr(err.text, "cannot open: "));
 	rmdir(dir);
 }
@@ -377,67 +377,67 @@ static void test_http_local(void **state)
 		"http://127.0.0.256/", "http://128.0.0.1/", "http://[::2]/", "http://[::ffff:8.8.8.8]/",
 		"http://127.0.0.1x/", "http:///", "http://",
 	};
-	char url[TOPO_HTTP_MAX_URL + 2];
+	char url[HTTP_MAX_URL + 2];
 	topo_error err;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
-		assert_true(topo_http_is_local(local[i]));
+		assert_true(http_is_local(local[i]));
 	for (size_t i = 0; i < sizeof(remote) / sizeof(remote[0]); i++) {
-		assert_false(topo_http_is_local(remote[i]));
+		assert_false(http_is_local(remote[i]));
 		if (strncmp(remote[i], "http://", 7) == 0 && remote[i][7]) {
-			assert_int_equal(topo_http_check_url(remote[i], "TelemetryURL", 0, &err), -1);
+			assert_int_equal(http_check_url(remote[i], "TelemetryURL", 0, &err), -1);
 			assert_non_null(strstr(err.text, "is plain http to another host"));
 		}
 	}
-	assert_int_equal(topo_http_check_url("http://127.0.0.1:9090", "TelemetryURL", 0, &err), 0);
-	/* exactly TOPO_HTTP_MAX_URL characters is fine, one more is refused */
+	assert_int_equal(http_check_url("http://127.0.0.1:9090", "TelemetryURL", 0, &err), 0);
+	/* exactly HTTP_MAX_URL characters is fine, one more is refused */
 	memset(url, 'a', sizeof(url));
 	memcpy(url, "https://h/", 10);
-	url[TOPO_HTTP_MAX_URL] = '\0';
-	assert_int_equal(topo_http_check_url(url, "the slurmrestd URL", 0, &err), 0);
-	url[TOPO_HTTP_MAX_URL] = 'a';
-	url[TOPO_HTTP_MAX_URL + 1] = '\0';
-	assert_int_equal(topo_http_check_url(url, "the slurmrestd URL", 0, &err), -1);
+	url[HTTP_MAX_URL] = '\0';
+	assert_int_equal(http_check_url(url, "the slurmrestd URL", 0, &err), 0);
+	url[HTTP_MAX_URL] = 'a';
+	url[HTTP_MAX_URL + 1] = '\0';
+	assert_int_equal(http_check_url(url, "the slurmrestd URL", 0, &err), -1);
 	assert_non_null(strstr(err.text, "is 2049 characters long; at most 2048 are accepted"));
 }
 
 static void test_log_once(void **state)
 {
-	telem_health h = { 0 };
+	telemetry_health h = { 0 };
 
 	(void)state;
-	assert_int_equal(telem_health_update(&h, 1), TELEM_LOG_NONE);
-	assert_int_equal(telem_health_update(&h, 0), TELEM_LOG_DOWN);
-	assert_int_equal(telem_health_update(&h, 0), TELEM_LOG_NONE);
-	assert_int_equal(telem_health_update(&h, 0), TELEM_LOG_NONE);
+	assert_int_equal(telemetry_health_update(&h, 1), TELEMETRY_LOG_NONE);
+	assert_int_equal(telemetry_health_update(&h, 0), TELEMETRY_LOG_DOWN);
+	assert_int_equal(telemetry_health_update(&h, 0), TELEMETRY_LOG_NONE);
+	assert_int_equal(telemetry_health_update(&h, 0), TELEMETRY_LOG_NONE);
 	assert_int_equal(h.failures, 3);
 	assert_int_equal(h.suppressed, 2);
-	assert_int_equal(telem_health_update(&h, 1), TELEM_LOG_RECOVERED);
-	assert_int_equal(telem_health_update(&h, 1), TELEM_LOG_NONE);
-	assert_int_equal(telem_health_update(&h, 0), TELEM_LOG_DOWN);
+	assert_int_equal(telemetry_health_update(&h, 1), TELEMETRY_LOG_RECOVERED);
+	assert_int_equal(telemetry_health_update(&h, 1), TELEMETRY_LOG_NONE);
+	assert_int_equal(telemetry_health_update(&h, 0), TELEMETRY_LOG_DOWN);
 }
 
 static void test_unreachable(void **state)
 {
-	telem_config cfg;
-	telem_client *c;
-	telem_reply r;
+	telemetry_config cfg;
+	telemetry_client *c;
+	telemetry_reply r;
 	topo_error err;
 
 	(void)state;
-	telem_config_init(&cfg);
+	telemetry_config_init(&cfg);
 	/* port 1 on loopback: connection refused at once */
-	assert_int_equal(telem_config_set(&cfg, "TelemetryURL", "http://127.0.0.1:1", &err), 0);
-	assert_int_equal(telem_config_set(&cfg, "TelemetryRetries", "1", &err), 0);
-	assert_int_equal(telem_config_set(&cfg, "TelemetryBackoffMs", "10", &err), 0);
-	c = telem_client_new(&cfg, &err);
+	assert_int_equal(telemetry_config_set(&cfg, "TelemetryURL", "http://127.0.0.1:1", &err), 0);
+	assert_int_equal(telemetry_config_set(&cfg, "TelemetryRetries", "1", &err), 0);
+	assert_int_equal(telemetry_config_set(&cfg, "TelemetryBackoffMs", "10", &err), 0);
+	c = telemetry_client_new(&cfg, &err);
 	assert_non_null(c);
-	assert_int_equal(telem_client_fetch(c, NOW, &r, &err), -1);
+	assert_int_equal(telemetry_client_fetch(c, NOW, &r, &err), -1);
 	assert_string_equal(err.source, "http://127.0.0.1:1");
 	assert_non_null(strstr(err.text, "Prometheus unreachable: "));
 	assert_non_null(strstr(err.text, "(after 2 attempts); scheduling continues without telemetry"));
-	telem_client_free(c);
+	telemetry_client_free(c);
 }
 
 /* ---- telemetry_feed: a scripted fetcher ---------------------------------- */
@@ -448,7 +448,7 @@ typedef struct script {
 	int calls;
 } script;
 
-static int scripted_fetch(void *arg, telem_snapshot *out, topo_error *err)
+static int scripted_fetch(void *arg, telemetry_snapshot *out, topo_error *err)
 {
 	script *sc = arg;
 	double u = sc->util[sc->next < sc->n ? sc->next : sc->n - 1];
@@ -474,11 +474,11 @@ typedef struct logbook {
 	char last[1024];
 } logbook;
 
-static void log_to_book(void *arg, telem_feed_log_level level, const char *msg)
+static void log_to_book(void *arg, telemetry_feed_log_level level, const char *msg)
 {
 	logbook *b = arg;
 
-	if (level == TELEM_FEED_ERROR)
+	if (level == TELEMETRY_FEED_ERROR)
 		b->errors++;
 	else
 		b->infos++;
@@ -493,47 +493,47 @@ static void test_feed_swap(void **state)
 	place_state *st;
 	script sc = { .n = 7, .util = { 0.5, 0.8, -1, -1, -1, 0.3, 0.3 } };
 	logbook book = { 0 };
-	telem_feed *f;
+	telemetry_feed *f;
 	uint64_t v;
 
 	(void)state;
 	assert_non_null(c);
 	st = place_state_new(c);
-	f = telem_feed_new_custom(scripted_fetch, &sc, 30, log_to_book, &book);
+	f = telemetry_feed_new_custom(scripted_fetch, &sc, 30, log_to_book, &book);
 	assert_non_null(f);
 	v = place_state_version(st);
-	assert_int_equal(telem_feed_apply(f, st), 0); /* nothing fetched yet */
+	assert_int_equal(telemetry_feed_apply(f, st), 0); /* nothing fetched yet */
 	assert_true(place_state_version(st) == v);
 
-	assert_int_equal(telem_feed_poll(f), 0);       /* leaf-a 0.5 */
-	assert_int_equal(telem_feed_apply(f, st), 1);
+	assert_int_equal(telemetry_feed_poll(f), 0);       /* leaf-a 0.5 */
+	assert_int_equal(telemetry_feed_apply(f, st), 1);
 	assert_true(place_state_version(st) == v + 1); /* one leaf set */
-	assert_int_equal(telem_feed_apply(f, st), 0);  /* same snapshot: untouched */
+	assert_int_equal(telemetry_feed_apply(f, st), 0);  /* same snapshot: untouched */
 	assert_true(place_state_version(st) == v + 1);
 
-	assert_int_equal(telem_feed_poll(f), 0);       /* leaf-a 0.8 */
-	assert_int_equal(telem_feed_apply(f, st), 1);
+	assert_int_equal(telemetry_feed_poll(f), 0);       /* leaf-a 0.8 */
+	assert_int_equal(telemetry_feed_apply(f, st), 1);
 	assert_true(place_state_version(st) == v + 3); /* cleared, then set */
 
 	for (int i = 0; i < 3; i++)                    /* Prometheus down 3 times */
-		assert_int_equal(telem_feed_poll(f), -1);
+		assert_int_equal(telemetry_feed_poll(f), -1);
 	assert_int_equal(book.errors, 1);              /* logged once */
 	assert_non_null(strstr(book.last, "http://prom:9090: Prometheus unreachable: refused"));
-	assert_int_equal(telem_feed_failures(f), 3);
-	assert_int_equal(telem_feed_apply(f, st), 1);  /* the outage clears the overlay */
+	assert_int_equal(telemetry_feed_failures(f), 3);
+	assert_int_equal(telemetry_feed_apply(f, st), 1);  /* the outage clears the overlay */
 	assert_true(place_state_version(st) == v + 4);
-	assert_int_equal(telem_feed_apply(f, st), 0);
+	assert_int_equal(telemetry_feed_apply(f, st), 0);
 
-	assert_int_equal(telem_feed_poll(f), 0);       /* back: leaf-a 0.3 */
+	assert_int_equal(telemetry_feed_poll(f), 0);       /* back: leaf-a 0.3 */
 	assert_int_equal(book.infos, 1);
 	assert_non_null(strstr(book.last, "telemetry is back"));
-	assert_int_equal(telem_feed_poll(f), 0);       /* two snapshots, one apply */
-	assert_int_equal(telem_feed_apply(f, st), 1);
+	assert_int_equal(telemetry_feed_poll(f), 0);       /* two snapshots, one apply */
+	assert_int_equal(telemetry_feed_apply(f, st), 1);
 	assert_true(place_state_version(st) == v + 5); /* nothing to clear after the outage */
-	assert_int_equal(telem_feed_snapshots(f), 4);
+	assert_int_equal(telemetry_feed_snapshots(f), 4);
 	assert_int_equal(sc.calls, 7);
 	assert_int_equal(book.errors, 1);
-	telem_feed_free(f);
+	telemetry_feed_free(f);
 	place_state_free(st);
 	place_cluster_free(c);
 	topo_graph_free(g);
@@ -554,29 +554,29 @@ static void test_feed_thread(void **state)
 	place_cluster *c = place_cluster_new(g, &err);
 	place_state *st = place_state_new(c);
 	script sc = { .n = 1, .util = { 0.6 } };
-	telem_feed *f;
+	telemetry_feed *f;
 	double t0;
 
 	(void)state;
 	/* 20 ms interval: several snapshots within a second */
-	f = telem_feed_new_custom(scripted_fetch, &sc, 0.02, NULL, NULL);
-	assert_int_equal(telem_feed_start(f), 0);
+	f = telemetry_feed_new_custom(scripted_fetch, &sc, 0.02, NULL, NULL);
+	assert_int_equal(telemetry_feed_start(f), 0);
 	t0 = mono_now();
-	while (telem_feed_snapshots(f) < 3 && mono_now() - t0 < 5)
+	while (telemetry_feed_snapshots(f) < 3 && mono_now() - t0 < 5)
 		usleep(5000);
-	assert_true(telem_feed_snapshots(f) >= 3);
-	assert_int_equal(telem_feed_apply(f, st), 1);
-	telem_feed_free(f);
+	assert_true(telemetry_feed_snapshots(f) >= 3);
+	assert_int_equal(telemetry_feed_apply(f, st), 1);
+	telemetry_feed_free(f);
 
 	/* 1 hour interval: free wakes the sleeping thread at once */
-	f = telem_feed_new_custom(scripted_fetch, &sc, 3600, NULL, NULL);
-	assert_int_equal(telem_feed_start(f), 0);
+	f = telemetry_feed_new_custom(scripted_fetch, &sc, 3600, NULL, NULL);
+	assert_int_equal(telemetry_feed_start(f), 0);
 	t0 = mono_now();
-	while (telem_feed_snapshots(f) < 1 && mono_now() - t0 < 5)
+	while (telemetry_feed_snapshots(f) < 1 && mono_now() - t0 < 5)
 		usleep(5000);
-	assert_int_equal(telem_feed_snapshots(f), 1);
+	assert_int_equal(telemetry_feed_snapshots(f), 1);
 	t0 = mono_now();
-	telem_feed_free(f);
+	telemetry_feed_free(f);
 	assert_true(mono_now() - t0 < 1.0);
 	place_state_free(st);
 	place_cluster_free(c);
@@ -585,26 +585,26 @@ static void test_feed_thread(void **state)
 
 static void test_feed_prometheus_down(void **state)
 {
-	telem_config cfg;
+	telemetry_config cfg;
 	topo_error err;
 	topo_graph *g = small_graph();
 	logbook book = { 0 };
-	telem_feed *f;
+	telemetry_feed *f;
 
 	(void)state;
-	telem_config_init(&cfg);
-	assert_null(telem_feed_new(&cfg, g, 30, log_to_book, &book, &err));
+	telemetry_config_init(&cfg);
+	assert_null(telemetry_feed_new(&cfg, g, 30, log_to_book, &book, &err));
 	assert_non_null(strstr(err.text, "telemetry is off: no TelemetryURL"));
-	assert_int_equal(telem_config_set(&cfg, "TelemetryURL", "http://127.0.0.1:1", &err), 0);
-	assert_int_equal(telem_config_set(&cfg, "TelemetryRetries", "0", &err), 0);
-	f = telem_feed_new(&cfg, g, 30, log_to_book, &book, &err);
+	assert_int_equal(telemetry_config_set(&cfg, "TelemetryURL", "http://127.0.0.1:1", &err), 0);
+	assert_int_equal(telemetry_config_set(&cfg, "TelemetryRetries", "0", &err), 0);
+	f = telemetry_feed_new(&cfg, g, 30, log_to_book, &book, &err);
 	assert_non_null(f);
 	for (int i = 0; i < 3; i++)
-		assert_int_equal(telem_feed_poll(f), -1);
+		assert_int_equal(telemetry_feed_poll(f), -1);
 	assert_int_equal(book.errors, 1);
 	assert_non_null(strstr(book.last, "http://127.0.0.1:1: Prometheus unreachable: "));
-	assert_int_equal(telem_feed_failures(f), 3);
-	telem_feed_free(f);
+	assert_int_equal(telemetry_feed_failures(f), 3);
+	telemetry_feed_free(f);
 	topo_graph_free(g);
 }
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "comm_profile.h"
+#include "sim_comm_profile.h"
 #include "trace.h"
 #include "test_tmp.h"
 
@@ -248,10 +248,10 @@ static void test_map_and_merge(void **state)
 
 static void test_comm_profiles(void **state)
 {
-	topo_comm_profile p;
+	sim_comm_profile p;
 	topo_error err;
 
-	assert_int_equal(topo_comm_profile_load(&p, FIXTURES_DIR
+	assert_int_equal(sim_comm_profile_load(&p, FIXTURES_DIR
 						"/comm/astra-sim_Resnet50_DataParallel.txt", &err), 0);
 	assert_string_equal(p.name, "Resnet50_DataParallel");
 	assert_string_equal(p.parallelism, "DATA");
@@ -260,33 +260,33 @@ static void test_comm_profiles(void **state)
 	assert_true(p.compute_cycles == 1095314.0);
 	assert_int_equal(p.comm.cls, PLACE_COMM_HEAVY);
 	assert_int_equal(p.comm.pattern, PLACE_PATTERN_RING);
-	assert_int_equal(topo_comm_profile_load(&p, FIXTURES_DIR
+	assert_int_equal(sim_comm_profile_load(&p, FIXTURES_DIR
 						"/comm/astra-sim_Transformer_HybridParallel.txt", &err), 0);
 	assert_string_equal(p.parallelism, "HYBRID_TRANSFORMER");
 	assert_int_equal(p.layers, 57);
 	assert_true(p.compute_cycles == 548942542.0);
 	assert_true(p.local_bytes == 182779904.0 + 914358272.0);
 	/* the same (seed, job) always draws the same profile */
-	assert_int_equal(topo_comm_profile_draw(2, 7, 42), topo_comm_profile_draw(2, 7, 42));
+	assert_int_equal(sim_comm_profile_draw(2, 7, 42), sim_comm_profile_draw(2, 7, 42));
 	int ones = 0;
 	for (int j = 0; j < 1000; j++)
-		ones += topo_comm_profile_draw(2, 7, (uint64_t)j);
+		ones += sim_comm_profile_draw(2, 7, (uint64_t)j);
 	assert_true(ones > 400 && ones < 600);
 }
 
 static void test_comm_malformed(void **state)
 {
-	topo_comm_profile p;
+	sim_comm_profile p;
 	topo_error err;
 	const char *path = tmpfile_with("DATA\n2\nconv1\t-1\t10\tNONE\t0\t10\tNONE\t0\t10\tALLREDUCE\t64\t1\n"
 					"fc\t-1\t10\tNONE\t0\t10\tNONE\t0\tx\tALLREDUCE\t64\t1\n");
 
-	assert_int_equal(topo_comm_profile_load(&p, path, &err), -1);
+	assert_int_equal(sim_comm_profile_load(&p, path, &err), -1);
 	assert_int_equal(err.line, 4);
 	assert_string_equal(err.text, "field 9 is \"x\", not a count");
 	unlink(path);
 	path = tmpfile_with("DATA\n3\nconv1\t-1\t10\tNONE\t0\t10\tNONE\t0\t10\tALLREDUCE\t64\t1\n");
-	assert_int_equal(topo_comm_profile_load(&p, path, &err), -1);
+	assert_int_equal(sim_comm_profile_load(&p, path, &err), -1);
 	assert_string_equal(err.text, "has 1 layers; line 2 announces 3");
 	unlink(path);
 }

@@ -59,7 +59,7 @@ typedef int (*source_load)(topo_graph *g, const char *arg, const options *o,
 typedef struct source {
 	const char *option; /* --OPTION names it */
 	const char *live;   /* a live source (no argument): its name; NULL takes a path */
-	int fabric;         /* describes a fabric: topo_analyze() runs after loading */
+	int fabric;         /* describes a fabric: topo_analysis_run() runs after loading */
 	source_load load;
 } source;
 
@@ -311,7 +311,7 @@ static int load_sources(topo_graph *g, const options *o, const topo_nic_rules *r
 		topo_error_set(err, "", 0, "out of memory");
 		return -1;
 	}
-	if (fabric && topo_analyze(g, err) < 0)
+	if (fabric && topo_analysis_run(g, err) < 0)
 		return -1;
 	return topo_graph_canonicalize(g);
 }

@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 	topo_graph *g;
 	place_cluster *c = NULL;
 	topo_trace trace;
-	topo_comm_profile prof[4];
+	sim_comm_profile prof[4];
 	sim_metrics m[SIM_MAX_POLICIES];
 	sim_samples *train = NULL;
 	FILE *dlog = NULL;

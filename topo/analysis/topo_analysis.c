@@ -92,7 +92,7 @@ static int hca_host(const topo_graph *g, int v)
 }
 
 /* ======================================================================
- * topo_analyze
+ * topo_analysis_run
  * ====================================================================== */
 
 typedef struct analysis_ctx {
@@ -385,7 +385,7 @@ void topo_analysis_free(topo_analysis *a)
 	a->nleaves = 0;
 }
 
-int topo_analyze_summary(topo_graph *g, topo_analysis *out, topo_error *err)
+int topo_analysis_run_summary(topo_graph *g, topo_analysis *out, topo_error *err)
 {
 	analysis_ctx c = { .g = g, .nv = (int)topo_graph_nvertices(g) };
 	topo_analysis local;
@@ -428,9 +428,9 @@ done:
 	return rc;
 }
 
-int topo_analyze(topo_graph *g, topo_error *err)
+int topo_analysis_run(topo_graph *g, topo_error *err)
 {
-	return topo_analyze_summary(g, NULL, err);
+	return topo_analysis_run_summary(g, NULL, err);
 }
 
 /* ======================================================================
@@ -787,7 +787,7 @@ static int leaf_distance_table(const topo_analysis_index *ix, const int *la, int
 	return best == TABLE_UNREACHABLE ? -1 : best;
 }
 
-int topo_host_hops(const topo_analysis_index *ix, int host_a, int host_b)
+int topo_analysis_host_hops(const topo_analysis_index *ix, int host_a, int host_b)
 {
 	const int *la, *lb;
 	int na, nb, d;

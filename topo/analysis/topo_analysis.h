@@ -5,7 +5,7 @@
  * graph (switches, HCAs and the cables between them; cables whose state is
  * TOPO_LINK_DOWN carry nothing and are ignored):
  *
- *  - topo_analyze(): a one-off pass that checks the switch levels the fabric
+ *  - topo_analysis_run(): a one-off pass that checks the switch levels the fabric
  *    builder inferred, measures each leaf's oversubscription (bandwidth down
  *    to HCAs vs up to other switches) and finds the fabric's connected
  *    components, flagging hosts cut off from the main one.
@@ -47,7 +47,7 @@ typedef struct topo_leaf_oversub {
 	double ratio;     /* down / up; 0 when the leaf has no up-link */
 } topo_leaf_oversub;
 
-/* Results of topo_analyze_summary(). */
+/* Results of topo_analysis_run_summary(). */
 typedef struct topo_analysis {
 	int components;        /* connected components of the fabric subgraph; 0 if no cable */
 	int main_component_hosts; /* hosts with a cable into the largest component */
@@ -74,10 +74,10 @@ typedef struct topo_analysis {
  *    fabric cable at all, e.g. known only from hwloc, are not judged).
  * Fills `out` (may be NULL; free with topo_analysis_free()). Returns 0, or -1
  * with err set when memory runs out. Calling it twice adds the anomalies twice. */
-int topo_analyze_summary(topo_graph *g, topo_analysis *out, topo_error *err);
+int topo_analysis_run_summary(topo_graph *g, topo_analysis *out, topo_error *err);
 
-/* topo_analyze_summary() without the summary. */
-int topo_analyze(topo_graph *g, topo_error *err);
+/* topo_analysis_run_summary() without the summary. */
+int topo_analysis_run(topo_graph *g, topo_error *err);
 
 /* Free the arrays inside a summary (not the struct itself). */
 void topo_analysis_free(topo_analysis *a);
@@ -105,7 +105,7 @@ void topo_analysis_index_free(topo_analysis_index *ix);
  * when either id is not a host, or when a (different) host has no cabled HCA.
  * Direct HCA-to-HCA cables are not paths. Allocates nothing; not thread-safe
  * (BFS scratch lives in the index): use one index per thread. */
-int topo_host_hops(const topo_analysis_index *ix, int host_a, int host_b);
+int topo_analysis_host_hops(const topo_analysis_index *ix, int host_a, int host_b);
 
 /* Number of leaves (switches cabled to at least one HCA) in the index, and
  * whether it holds the leaf x leaf table (1) or answers by BFS (0). */

@@ -36,7 +36,7 @@
 
 #include <stddef.h>
 
-#include "bind_cpulist.h"
+#include "bind_cpuset.h"
 #include "topo_error.h"
 
 /* Where proc and sys live. NULL members mean "/proc" and "/sys". */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bind_cpulist.h"
+#include "bind_cpuset.h"
 #include "bind_roce.h"
 #include "topo_affinity.h"
 #include "topo_alloc.h"

@@ -17,17 +17,17 @@
 #include "place_features.h"
 
 /* One member of the ensemble: a model with its context and embeddings. */
-typedef struct gnn_member {
+typedef struct place_gnn_member {
 	gnn_model *model;
 	gnn_ctx *ctx;
 	float *emb;       /* nvertices x its embed dim */
 	float *scores;    /* max_sets */
-} gnn_member;
+} place_gnn_member;
 
 struct place_gnn {
 	const place_cluster *c;
 	place_features *feat;
-	gnn_member member[PLACE_GNN_MAX_MODELS];
+	place_gnn_member member[PLACE_GNN_MAX_MODELS];
 	gnn_ctx *ctxs[PLACE_GNN_MAX_MODELS];   /* the members' contexts ... */
 	float *embs[PLACE_GNN_MAX_MODELS];     /* ... and embeddings, for gnn-infer */
 	int nmembers;
@@ -156,7 +156,7 @@ static int load_models(place_gnn *g, const char *path, topo_error *err)
 	return 0;
 }
 
-static int alloc_member(place_gnn *g, gnn_member *m, size_t nv, const char *path,
+static int alloc_member(place_gnn *g, place_gnn_member *m, size_t nv, const char *path,
 			topo_error *err)
 {
 	gnn_error ge;
@@ -253,7 +253,7 @@ static int embed_members(place_gnn *g, const gnn_graph *gr, char *reason, size_t
 	return 0;
 }
 
-static int gnn_prepare(void *ctx, const place_cluster *c, const place_state *s, char *reason,
+static int place_gnn_prepare(void *ctx, const place_cluster *c, const place_state *s, char *reason,
 		       size_t len)
 {
 	place_gnn *g = ctx;
@@ -281,7 +281,7 @@ static int score_members(place_gnn *g, const gnn_sets *sets, int n, char *reason
 		g->votes[i] = 0;
 	}
 	for (int m = 0; m < g->nmembers; m++) {
-		gnn_member *mb = &g->member[m];
+		place_gnn_member *mb = &g->member[m];
 		int top = 0;
 
 		if (gnn_score_sets(mb->ctx, mb->emb, sets, g->sfeat, mb->scores) < 0) {
@@ -325,7 +325,7 @@ static void ensemble_costs(place_gnn *g, place_candidate *cands, int n)
 			cands[pick].cost = cands[i].cost - 1e-6;
 }
 
-static int gnn_score(void *ctx, const place_cluster *c, const place_state *s,
+static int place_gnn_score(void *ctx, const place_cluster *c, const place_state *s,
 		     const place_request *r, place_candidate *cands, int n, char *reason,
 		     size_t len)
 {
@@ -366,5 +366,5 @@ static int gnn_score(void *ctx, const place_cluster *c, const place_state *s,
 
 void place_gnn_scorer(place_gnn *g, place_scorer *out)
 {
-	*out = (place_scorer){ .name = "gnn", .prepare = gnn_prepare, .score = gnn_score, .ctx = g };
+	*out = (place_scorer){ .name = "gnn", .prepare = place_gnn_prepare, .score = place_gnn_score, .ctx = g };
 }

@@ -12,7 +12,7 @@
 
 #include "place.h"
 #include "topo_hostlist.h"
-#include "topo_http.h"
+#include "http_client.h"
 
 #define REST_MAX_REPLY (256u << 20) /* a reply larger than this is refused */
 
@@ -211,7 +211,7 @@ static const char *rest_url(const char *base, const char *path, char *url, size_
 }
 
 /* An HTTP error status as an error naming slurmrestd's own complaint. */
-static void status_error(const topo_http_body *b, long status, const char *url, topo_error *err)
+static void status_error(const http_body *b, long status, const char *url, topo_error *err)
 {
 	json_t *root = b->p ? json_loadb(b->p, b->len, 0, NULL) : NULL;
 	const char *why = root ? rest_error(root) : NULL;
@@ -234,12 +234,12 @@ static void status_error(const topo_http_body *b, long status, const char *url, 
 	json_decref(root);
 }
 
-static int get(const char *base, const char *path, struct curl_slist *hdr, topo_http_body *b,
+static int get(const char *base, const char *path, struct curl_slist *hdr, http_body *b,
 	       char *url, size_t urlen, topo_error *err)
 {
 	CURL *h = curl_easy_init();
 	char cerr[CURL_ERROR_SIZE] = "";
-	topo_http_get rq = { url, NULL, hdr, NULL, 5000, 20000, cerr };
+	http_get rq = { url, NULL, hdr, NULL, 5000, 20000, cerr };
 	long status = 0;
 	CURLcode rc;
 
@@ -248,7 +248,7 @@ static int get(const char *base, const char *path, struct curl_slist *hdr, topo_
 		topo_error_set(err, base, 0, "cannot start an HTTP client");
 		return -1;
 	}
-	if (topo_http_setup(h, &rq, b)) {
+	if (http_setup(h, &rq, b)) {
 		curl_easy_cleanup(h);
 		topo_error_set(err, url, 0, "libcurl refused an option of the request");
 		return -1;
@@ -275,11 +275,11 @@ int report_rest_fetch(const char *base_url, const char *token, const char *user,
 	static const char *const paths[2] = {"/slurm/" REPORT_REST_API "/jobs",
 					     "/slurm/" REPORT_REST_API "/nodes"};
 	struct curl_slist *hdr;
-	char url[TOPO_HTTP_MAX_URL + TOPO_HTTP_MAX_PATH];
+	char url[HTTP_MAX_URL + HTTP_MAX_PATH];
 
 	memset(s, 0, sizeof(*s));
-	if (topo_http_check_url(base_url, "the slurmrestd URL",
-				TOPO_HTTP_UNIX | (flags & REPORT_REST_PLAIN_HTTP ? TOPO_HTTP_PLAIN_REMOTE : 0),
+	if (http_check_url(base_url, "the slurmrestd URL",
+				HTTP_UNIX | (flags & REPORT_REST_PLAIN_HTTP ? HTTP_PLAIN_REMOTE : 0),
 				err))
 		return -1;
 	if (!(hdr = rest_headers(token, user))) {
@@ -287,13 +287,13 @@ int report_rest_fetch(const char *base_url, const char *token, const char *user,
 		return -1;
 	}
 	for (int i = 0; i < 2; i++) {
-		topo_http_body b = { .max = REST_MAX_REPLY };
+		http_body b = { .max = REST_MAX_REPLY };
 		int rc = get(base_url, paths[i], hdr, &b, url, sizeof(url), err);
 
 		if (rc == 0)
 			rc = (i == 0 ? report_rest_parse_jobs : report_rest_parse_nodes)(
 				b.p ? b.p : "", b.len, url, s, err);
-		topo_http_body_free(&b);
+		http_body_free(&b);
 		if (rc) {
 			curl_slist_free_all(hdr);
 			report_rest_free(s);

@@ -8,7 +8,7 @@
  * X-SLURM-USER-TOKEN header (and the user name in X-SLURM-USER-NAME when
  * given). The base URL is "https://host:port", "unix:/path/to/socket", or
  * "http://localhost:port" (see report_rest_fetch). The HTTP side is
- * topo_http's: http/https only, no redirects, every option checked.
+ * http_client's: http/https only, no redirects, every option checked.
  * Requests time out (connect 5 s, whole request 20 s); nothing is retried,
  * so an unreachable server costs the report at most that.
  */

@@ -902,11 +902,11 @@ static void init_jobs(sim *s, const topo_trace *tr)
 		if (j->heavy) {
 			uint64_t key = (uint64_t)t->id * 2 + (uint64_t)t->source;
 
-			j->comm = cfg->profiles[topo_comm_profile_draw(cfg->nprofiles, cfg->seed, key)]
+			j->comm = cfg->profiles[sim_comm_profile_draw(cfg->nprofiles, cfg->seed, key)]
 					  .comm;
 			/* SHARP users: a share of the heavy jobs, drawn per job */
 			j->comm.sharp = cfg->sharp_share > 0 &&
-					topo_comm_profile_draw(1000, cfg->seed ^ 0x5a5a5a5au, key) <
+					sim_comm_profile_draw(1000, cfg->seed ^ 0x5a5a5a5au, key) <
 						cfg->sharp_share * 1000;
 		}
 	}

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "comm_profile.h"
+#include "sim_comm_profile.h"
 #include "place.h"
 #include "topo_error.h"
 #include "topo_graph.h"
@@ -36,7 +36,7 @@ typedef struct sim_config {
 	unsigned seed;            /* comm profile draw and the random policy */
 	int gpus_per_host;        /* host capacity when the graph has no GPU parts; default 8 */
 	int cores_per_host;       /* default 112 */
-	const topo_comm_profile *profiles; /* drawn for multi-node jobs */
+	const sim_comm_profile *profiles; /* drawn for multi-node jobs */
 	int nprofiles;
 	int backfill_depth;       /* queued jobs examined per backfill pass, default 100 */
 	const char *model_path;   /* for the gnn policy */
@@ -150,7 +150,7 @@ topo_graph *sim_load_graph(const char *kind, const char *arg, topo_error *err);
 
 /* Load the astra-sim profiles (ResNet-50 data parallel, hybrid Transformer)
  * from directory `dir` into out[max]. Returns the count or -1 with err. */
-int sim_load_profiles(const char *dir, topo_comm_profile *out, int max, topo_error *err);
+int sim_load_profiles(const char *dir, sim_comm_profile *out, int max, topo_error *err);
 
 /* A workload: the first trace (its first `jobs` jobs, 0 = all) with
  * processors mapped to hosts (ceil(procs / procs_per_host) x scale), and

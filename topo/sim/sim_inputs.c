@@ -47,7 +47,7 @@ topo_graph *sim_load_graph(const char *kind, const char *arg, topo_error *err)
 	return g;
 }
 
-int sim_load_profiles(const char *dir, topo_comm_profile *out, int max, topo_error *err)
+int sim_load_profiles(const char *dir, sim_comm_profile *out, int max, topo_error *err)
 {
 	static const char *const files[] = {"astra-sim_Resnet50_DataParallel.txt",
 					    "astra-sim_Transformer_HybridParallel.txt"};
@@ -57,7 +57,7 @@ int sim_load_profiles(const char *dir, topo_comm_profile *out, int max, topo_err
 		char path[1024];
 
 		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
-		if (topo_comm_profile_load(&out[n], path, err))
+		if (sim_comm_profile_load(&out[n], path, err))
 			return -1;
 		n++;
 	}

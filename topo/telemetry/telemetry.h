@@ -16,7 +16,7 @@
  * Failure is normal here: Prometheus may be down, slow or lying. Every call
  * is bounded (connect and total timeouts, a few retries with backoff), every
  * JSON field is checked, and a failure is one topo_error the caller logs
- * once (telem_health) while scheduling continues without telemetry.
+ * once (telemetry_health) while scheduling continues without telemetry.
  *
  * Nothing here knows Slurm. See docs/telemetry.md.
  */
@@ -29,33 +29,33 @@
 #include "topo_graph.h"
 
 /* The node_exporter counters read, in the order of the per-port arrays. */
-typedef enum telem_counter {
-	TELEM_TX_BYTES = 0,    /* node_infiniband_port_data_transmitted_bytes_total */
-	TELEM_RX_BYTES,        /* node_infiniband_port_data_received_bytes_total */
-	TELEM_TX_PACKETS,      /* node_infiniband_port_packets_transmitted_total */
-	TELEM_RX_PACKETS,      /* node_infiniband_port_packets_received_total */
-	TELEM_TX_WAIT,         /* node_infiniband_port_transmit_wait_total (congestion ticks) */
-	TELEM_RX_ERRORS,       /* node_infiniband_port_errors_received_total */
-	TELEM_RX_DISCARDS,     /* node_infiniband_port_discards_received_total */
-	TELEM_TX_DISCARDS,     /* node_infiniband_port_discards_transmitted_total */
-	TELEM_LINK_ERROR_RECOVERY, /* node_infiniband_link_error_recovery_total */
-	TELEM_LINK_DOWNED,     /* node_infiniband_link_downed_total */
-	TELEM_SYMBOL_ERRORS,   /* node_infiniband_symbol_error_total */
-	TELEM_LINK_INTEGRITY_ERRORS, /* node_infiniband_local_link_integrity_errors_total */
-	TELEM_BUFFER_OVERRUN_ERRORS, /* node_infiniband_excessive_buffer_overrun_errors_total */
-	TELEM_NCOUNTERS
-} telem_counter;
+typedef enum telemetry_counter {
+	TELEMETRY_TX_BYTES = 0,    /* node_infiniband_port_data_transmitted_bytes_total */
+	TELEMETRY_RX_BYTES,        /* node_infiniband_port_data_received_bytes_total */
+	TELEMETRY_TX_PACKETS,      /* node_infiniband_port_packets_transmitted_total */
+	TELEMETRY_RX_PACKETS,      /* node_infiniband_port_packets_received_total */
+	TELEMETRY_TX_WAIT,         /* node_infiniband_port_transmit_wait_total (congestion ticks) */
+	TELEMETRY_RX_ERRORS,       /* node_infiniband_port_errors_received_total */
+	TELEMETRY_RX_DISCARDS,     /* node_infiniband_port_discards_received_total */
+	TELEMETRY_TX_DISCARDS,     /* node_infiniband_port_discards_transmitted_total */
+	TELEMETRY_LINK_ERROR_RECOVERY, /* node_infiniband_link_error_recovery_total */
+	TELEMETRY_LINK_DOWNED,     /* node_infiniband_link_downed_total */
+	TELEMETRY_SYMBOL_ERRORS,   /* node_infiniband_symbol_error_total */
+	TELEMETRY_LINK_INTEGRITY_ERRORS, /* node_infiniband_local_link_integrity_errors_total */
+	TELEMETRY_BUFFER_OVERRUN_ERRORS, /* node_infiniband_excessive_buffer_overrun_errors_total */
+	TELEMETRY_NCOUNTERS
+} telemetry_counter;
 
 /* Full Prometheus metric name of a counter; NULL for an out-of-range value. */
-const char *telem_counter_metric(telem_counter c);
+const char *telemetry_counter_metric(telemetry_counter c);
 
 /* ---- configuration --------------------------------------------------------- */
 
-#define TELEM_STR_LEN 1024
+#define TELEMETRY_STR_LEN 1024
 
-typedef struct telem_config {
-	char url[TELEM_STR_LEN];   /* Prometheus base URL, "http://prom:9090"; "" = off */
-	char credentials_file[TELEM_STR_LEN]; /* "" = no authentication */
+typedef struct telemetry_config {
+	char url[TELEMETRY_STR_LEN];   /* Prometheus base URL, "http://prom:9090"; "" = off */
+	char credentials_file[TELEMETRY_STR_LEN]; /* "" = no authentication */
 	long connect_timeout_ms;   /* default 1000 */
 	long timeout_ms;           /* whole request, default 3000 */
 	int retries;               /* extra attempts after a failed one, default 2 */
@@ -63,76 +63,76 @@ typedef struct telem_config {
 	double window_s;           /* rate window, default 60 */
 	double max_age_s;          /* ignore ports whose newest sample is older, default 30 */
 	size_t max_reply_bytes;    /* refuse longer replies, default 64 MiB */
-} telem_config;
+} telemetry_config;
 
 /* Fill with the defaults above (url and credentials empty). */
-void telem_config_init(telem_config *cfg);
+void telemetry_config_init(telemetry_config *cfg);
 
 /* Set one option by its topognn.conf key (TelemetryURL, TelemetryCredentialsFile,
  * TelemetryConnectTimeoutMs, TelemetryTimeoutMs, TelemetryRetries,
  * TelemetryBackoffMs, TelemetryWindowSec, TelemetryMaxAgeSec,
  * TelemetryMaxReplyBytes; case-insensitive). Returns 0, or -1 with err filled
  * for an unknown key or a value out of range (cfg unchanged). */
-int telem_config_set(telem_config *cfg, const char *key, const char *value, topo_error *err);
+int telemetry_config_set(telemetry_config *cfg, const char *key, const char *value, topo_error *err);
 
 /* ---- credentials ----------------------------------------------------------- */
 
-typedef enum telem_auth_kind {
-	TELEM_AUTH_NONE = 0,
-	TELEM_AUTH_BEARER,  /* "bearer TOKEN" */
-	TELEM_AUTH_BASIC    /* "basic USER:PASSWORD" */
-} telem_auth_kind;
+typedef enum telemetry_auth_kind {
+	TELEMETRY_AUTH_NONE = 0,
+	TELEMETRY_AUTH_BEARER,  /* "bearer TOKEN" */
+	TELEMETRY_AUTH_BASIC    /* "basic USER:PASSWORD" */
+} telemetry_auth_kind;
 
-typedef struct telem_credentials {
-	telem_auth_kind kind;
-	char secret[TELEM_STR_LEN]; /* the token, or "user:password" */
-} telem_credentials;
+typedef struct telemetry_credentials {
+	telemetry_auth_kind kind;
+	char secret[TELEMETRY_STR_LEN]; /* the token, or "user:password" */
+} telemetry_credentials;
 
 /* Read a credentials file: its first non-blank, non-# line is "bearer TOKEN"
  * or "basic USER:PASSWORD". The file must be a regular file owned by root or
  * by the calling user, and not readable, writable or executable by group or
  * others (mode & 077 == 0); anything else is refused with an error naming the
  * file and its mode. Returns 0 or -1. */
-int telem_credentials_load(const char *path, telem_credentials *out, topo_error *err);
+int telemetry_credentials_load(const char *path, telemetry_credentials *out, topo_error *err);
 
 /* Overwrite the secret in memory. */
-void telem_credentials_wipe(telem_credentials *c);
+void telemetry_credentials_wipe(telemetry_credentials *c);
 
 /* ---- the parsed reply: measurements per port, not yet on the graph ---------- */
 
 /* One HCA port as measured. Absent counters are NaN. */
-typedef struct telem_port_sample {
+typedef struct telemetry_port_sample {
 	char *host;         /* "host" label, else "instance" without ":port" */
 	char *device;       /* "mlx5_0" */
 	int port;           /* 1-based */
 	double last_time;   /* unix time of its newest sample, seconds */
-	double rate[TELEM_NCOUNTERS];     /* per second over the window */
-	double increase[TELEM_NCOUNTERS]; /* over the window (counter resets handled) */
+	double rate[TELEMETRY_NCOUNTERS];     /* per second over the window */
+	double increase[TELEMETRY_NCOUNTERS]; /* over the window (counter resets handled) */
 	double rate_bytes_per_s; /* node_infiniband_rate_bytes_per_second: signalling rate; NaN absent */
-} telem_port_sample;
+} telemetry_port_sample;
 
-typedef struct telem_reply {
+typedef struct telemetry_reply {
 	size_t nports;
-	telem_port_sample *ports; /* sorted by (host, device, port) */
+	telemetry_port_sample *ports; /* sorted by (host, device, port) */
 	size_t nseries;     /* series in the reply */
 	size_t nstale;      /* series dropped: newest sample older than max age */
 	size_t nskipped;    /* series dropped: unknown metric, bad labels or values */
-} telem_reply;
+} telemetry_reply;
 
 /* Parse the body of a /api/v1/query reply whose result is a matrix (a range
  * selector). `now` is the current unix time; series whose newest sample is
  * more than max_age_s from it are dropped as stale. Never crashes on any
  * input; returns 0, or -1 with err filled ("Prometheus reply: ...") when the
  * reply is not a successful matrix result. `out` is always initialised and
- * must be released with telem_reply_free(). */
-int telem_reply_parse(const char *body, size_t len, double now, double max_age_s,
-		      telem_reply *out, topo_error *err);
-void telem_reply_free(telem_reply *r);
+ * must be released with telemetry_reply_free(). */
+int telemetry_reply_parse(const char *body, size_t len, double now, double max_age_s,
+		      telemetry_reply *out, topo_error *err);
+void telemetry_reply_free(telemetry_reply *r);
 
 /* ---- the snapshot: utilisation on the graph --------------------------------- */
 
 /* One HCA cable with measurements. */
-typedef struct telem_link {
+typedef struct telemetry_link {
 	int hca;            /* HCA vertex id in the graph */
 	int edge;           /* its fabric edge id, -1 if the HCA has no cable */
 	int leaf;           /* switch vertex at the cable's other end, -1 if none */
@@ -141,12 +141,12 @@ typedef struct telem_link {
 	double capacity_gbps; /* the edge's gbps; else the port's signalling rate */
 	double tx_gbps, rx_gbps;
 	double util;        /* max(tx, rx) / capacity; -1 when capacity unknown */
-	double errors[TELEM_NCOUNTERS]; /* increase over the window; NaN absent; bytes and packets too */
+	double errors[TELEMETRY_NCOUNTERS]; /* increase over the window; NaN absent; bytes and packets too */
 	double sample_time;
-} telem_link;
+} telemetry_link;
 
 /* A leaf switch's up-links, loaded by the traffic of the HCAs below it. */
-typedef struct telem_leaf {
+typedef struct telemetry_leaf {
 	int sw;             /* switch vertex id */
 	char *name;         /* its graph name */
 	int nlinks;         /* measured HCA cables below it */
@@ -154,71 +154,71 @@ typedef struct telem_leaf {
 	double tx_gbps, rx_gbps; /* sums over the measured HCAs below it */
 	double util;        /* max(tx, rx) / up_gbps: assumes all of it leaves the
 			     * leaf (an upper bound); -1 when up_gbps is 0 */
-} telem_leaf;
+} telemetry_leaf;
 
-typedef struct telem_snapshot {
+typedef struct telemetry_snapshot {
 	double taken;       /* unix time it was computed for */
 	double oldest_sample; /* oldest newest-sample time among links; 0 if none */
 	size_t nlinks;
-	telem_link *links;  /* in reply order */
+	telemetry_link *links;  /* in reply order */
 	size_t nleaves;
-	telem_leaf *leaves; /* by first appearance */
+	telemetry_leaf *leaves; /* by first appearance */
 	size_t nstale, nskipped; /* from the reply */
 	size_t nunmapped;   /* ports with no HCA vertex in the graph */
-} telem_snapshot;
+} telemetry_snapshot;
 
 /* Map a parsed reply onto graph g. A port maps to the HCA vertex named
  * "HOST/DEVICE", else to the part of host HOST whose device field is DEVICE
  * (and whose port is PORT or unknown). Returns 0, or -1 when memory runs out. */
-int telem_snapshot_build(const telem_reply *r, const topo_graph *g, double taken,
-			 telem_snapshot *out, topo_error *err);
-void telem_snapshot_free(telem_snapshot *s);
+int telemetry_snapshot_build(const telemetry_reply *r, const topo_graph *g, double taken,
+			 telemetry_snapshot *out, topo_error *err);
+void telemetry_snapshot_free(telemetry_snapshot *s);
 
 /* The link of an HCA vertex name, or NULL. */
-const telem_link *telem_snapshot_link(const telem_snapshot *s, const char *hca_name);
+const telemetry_link *telemetry_snapshot_link(const telemetry_snapshot *s, const char *hca_name);
 /* The leaf of a switch name, or NULL. */
-const telem_leaf *telem_snapshot_leaf(const telem_snapshot *s, const char *switch_name);
+const telemetry_leaf *telemetry_snapshot_leaf(const telemetry_snapshot *s, const char *switch_name);
 
 /* ---- the client -------------------------------------------------------------- */
 
-typedef struct telem_client telem_client;
+typedef struct telemetry_client telemetry_client;
 
 /* Check the configuration and load credentials (refusing an unsafe file).
  * NULL with err filled on failure. */
-telem_client *telem_client_new(const telem_config *cfg, topo_error *err);
-void telem_client_free(telem_client *c);
+telemetry_client *telemetry_client_new(const telemetry_config *cfg, topo_error *err);
+void telemetry_client_free(telemetry_client *c);
 
 /* The PromQL the client sends, e.g.
  * {__name__=~"node_infiniband_(port_data_transmitted_bytes_total|...)"}[60000ms].
  * Returns the length written (truncated to len), like snprintf. */
-int telem_query_text(const telem_config *cfg, char *buf, size_t len);
+int telemetry_query_text(const telemetry_config *cfg, char *buf, size_t len);
 
 /* Ask Prometheus and parse the reply (with retries). Returns 0 or -1 with
  * err filled, e.g. "Prometheus at http://x:9090 unreachable after 3 attempts:
  * Couldn't connect to server". */
-int telem_client_fetch(telem_client *c, double now, telem_reply *out, topo_error *err);
+int telemetry_client_fetch(telemetry_client *c, double now, telemetry_reply *out, topo_error *err);
 
 /* fetch + snapshot_build for the current time. */
-int telem_fetch_snapshot(telem_client *c, const topo_graph *g, telem_snapshot *out,
+int telemetry_fetch_snapshot(telemetry_client *c, const topo_graph *g, telemetry_snapshot *out,
 			 topo_error *err);
 
 /* ---- log once ------------------------------------------------------------- */
 
 /* Tracks whether telemetry works so a caller logs the first failure and the
  * recovery, not every failed fetch. Zero-initialise. */
-typedef struct telem_health {
+typedef struct telemetry_health {
 	int down;                 /* last fetch failed */
 	unsigned long failures;   /* consecutive failures */
 	unsigned long suppressed; /* failures not logged since the last log */
-} telem_health;
+} telemetry_health;
 
-typedef enum telem_log_action {
-	TELEM_LOG_NONE = 0,      /* nothing new: do not log */
-	TELEM_LOG_DOWN,          /* first failure: log err, say scheduling continues without telemetry */
-	TELEM_LOG_RECOVERED      /* first success after failures: log that it is back */
-} telem_log_action;
+typedef enum telemetry_log_action {
+	TELEMETRY_LOG_NONE = 0,      /* nothing new: do not log */
+	TELEMETRY_LOG_DOWN,          /* first failure: log err, say scheduling continues without telemetry */
+	TELEMETRY_LOG_RECOVERED      /* first success after failures: log that it is back */
+} telemetry_log_action;
 
 /* Record the outcome of a fetch (ok = 1 success) and say what to log. */
-telem_log_action telem_health_update(telem_health *h, int ok);
+telemetry_log_action telemetry_health_update(telemetry_health *h, int ok);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * telemetry_client: the HTTP side of the Prometheus client: the query,
- * the request through topo_http (http/https only, every option checked),
+ * the request through http_client (http/https only, every option checked),
  * retries with capped backoff, and the log-once health state.
  */
 #define _GNU_SOURCE
@@ -14,19 +14,19 @@
 #include <string.h>
 #include <time.h>
 
-#include "topo_http.h"
+#include "http_client.h"
 
 /* ---- HTTP client ------------------------------------------------------------- */
 
-struct telem_client {
-	telem_config cfg;
-	telem_credentials cred;
+struct telemetry_client {
+	telemetry_config cfg;
+	telemetry_credentials cred;
 	CURL *curl;
 	struct curl_slist *headers;
-	topo_http_body body;
+	http_body body;
 };
 
-int telem_query_text(const telem_config *cfg, char *buf, size_t len)
+int telemetry_query_text(const telemetry_config *cfg, char *buf, size_t len)
 {
 	char names[1024];
 	size_t off = 0;
@@ -34,16 +34,16 @@ int telem_query_text(const telem_config *cfg, char *buf, size_t len)
 	names[0] = 0;
 	for (int i = 0; i < NMETRICS && off < sizeof(names); i++)
 		off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s", i ? "|" : "",
-					telem_metric_name[i] + strlen(METRIC_PREFIX));
+					telemetry_metric_name[i] + strlen(METRIC_PREFIX));
 	return snprintf(buf, len, "{__name__=~\"" METRIC_PREFIX "(%s)\"}[%lldms]", names,
 			(long long)llround(cfg->window_s * 1000));
 }
 
-telem_client *telem_client_new(const telem_config *cfg, topo_error *err)
+telemetry_client *telemetry_client_new(const telemetry_config *cfg, topo_error *err)
 {
-	telem_client *c;
+	telemetry_client *c;
 
-	if (!cfg->url[0] || topo_http_check_url(cfg->url, "TelemetryURL", TOPO_HTTP_PLAIN_REMOTE, err)) {
+	if (!cfg->url[0] || http_check_url(cfg->url, "TelemetryURL", HTTP_PLAIN_REMOTE, err)) {
 		if (!cfg->url[0])
 			topo_error_set(err, "", 0, "telemetry is off: no TelemetryURL");
 		return NULL;
@@ -54,28 +54,28 @@ telem_client *telem_client_new(const telem_config *cfg, topo_error *err)
 	}
 	c->cfg = *cfg;
 	c->body.max = cfg->max_reply_bytes;
-	if (cfg->credentials_file[0] && telem_credentials_load(cfg->credentials_file, &c->cred, err)) {
+	if (cfg->credentials_file[0] && telemetry_credentials_load(cfg->credentials_file, &c->cred, err)) {
 		free(c);
 		return NULL;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || !(c->curl = curl_easy_init())) {
 		topo_error_set(err, "", 0, "cannot initialise libcurl");
-		telem_credentials_wipe(&c->cred);
+		telemetry_credentials_wipe(&c->cred);
 		free(c);
 		return NULL;
 	}
 	return c;
 }
 
-void telem_client_free(telem_client *c)
+void telemetry_client_free(telemetry_client *c)
 {
 	if (!c)
 		return;
 	curl_easy_cleanup(c->curl);
 	curl_global_cleanup();
 	curl_slist_free_all(c->headers);
-	telem_credentials_wipe(&c->cred);
-	topo_http_body_free(&c->body);
+	telemetry_credentials_wipe(&c->cred);
+	http_body_free(&c->body);
 	free(c);
 }
 
@@ -96,14 +96,14 @@ static double now_s(void)
 }
 
 /* Build the request URL; NULL when memory runs out. */
-static char *request_url(telem_client *c, double now)
+static char *request_url(telemetry_client *c, double now)
 {
 	char query[2048], *esc, *url = NULL;
 	size_t blen = strlen(c->cfg.url);
 
 	while (blen && c->cfg.url[blen - 1] == '/')
 		blen--;
-	telem_query_text(&c->cfg, query, sizeof(query));
+	telemetry_query_text(&c->cfg, query, sizeof(query));
 	if (!(esc = curl_easy_escape(c->curl, query, 0)))
 		return NULL;
 	if (asprintf(&url, "%.*s/api/v1/query?query=%s&time=%.3f", (int)blen, c->cfg.url, esc, now) < 0)
@@ -112,13 +112,13 @@ static char *request_url(telem_client *c, double now)
 	return url;
 }
 
-static int setup_request(telem_client *c, const char *url, char *errbuf)
+static int setup_request(telemetry_client *c, const char *url, char *errbuf)
 {
-	topo_http_get rq = { url, NULL, NULL, NULL, c->cfg.connect_timeout_ms, c->cfg.timeout_ms,
+	http_get rq = { url, NULL, NULL, NULL, c->cfg.connect_timeout_ms, c->cfg.timeout_ms,
 			     errbuf };
 
-	if (c->cred.kind == TELEM_AUTH_BEARER && !c->headers) {
-		char hdr[TELEM_STR_LEN + 32];
+	if (c->cred.kind == TELEMETRY_AUTH_BEARER && !c->headers) {
+		char hdr[TELEMETRY_STR_LEN + 32];
 
 		snprintf(hdr, sizeof(hdr), "Authorization: Bearer %s", c->cred.secret);
 		c->headers = curl_slist_append(NULL, hdr);
@@ -127,22 +127,22 @@ static int setup_request(telem_client *c, const char *url, char *errbuf)
 			return -1;
 	}
 	rq.headers = c->headers;
-	if (c->cred.kind == TELEM_AUTH_BASIC)
+	if (c->cred.kind == TELEMETRY_AUTH_BASIC)
 		rq.basic_userpwd = c->cred.secret;
-	return topo_http_setup(c->curl, &rq, &c->body);
+	return http_setup(c->curl, &rq, &c->body);
 }
 
 /* Prometheus's own error text from a non-200 JSON reply, or "". */
-static void server_error_text(const telem_client *c, char *buf, size_t len)
+static void server_error_text(const telemetry_client *c, char *buf, size_t len)
 {
 	json_t *root = c->body.len ? json_loadb(c->body.p, c->body.len, 0, NULL) : NULL;
-	const char *msg = root ? telem_json_label(root, "error") : NULL;
+	const char *msg = root ? telemetry_json_label(root, "error") : NULL;
 
 	snprintf(buf, len, "%s%.300s", msg ? ": " : "", msg ? msg : "");
 	json_decref(root);
 }
 
-int telem_client_fetch(telem_client *c, double now, telem_reply *out, topo_error *err)
+int telemetry_client_fetch(telemetry_client *c, double now, telemetry_reply *out, topo_error *err)
 {
 	char errbuf[CURL_ERROR_SIZE], what[512] = "", srv[320];
 	char *url = request_url(c, now);
@@ -160,7 +160,7 @@ int telem_client_fetch(telem_client *c, double now, telem_reply *out, topo_error
 		if (attempts > 0) /* doubling, but never more than MAX_BACKOFF_MS per wait */
 			sleep_ms(c->cfg.backoff_ms << (attempts - 1) > MAX_BACKOFF_MS
 				 ? MAX_BACKOFF_MS : c->cfg.backoff_ms << (attempts - 1));
-		topo_http_body_reset(&c->body);
+		http_body_reset(&c->body);
 		if (setup_request(c, url, errbuf)) {
 			snprintf(what, sizeof(what), "cannot set up the request");
 			break;
@@ -179,7 +179,7 @@ int telem_client_fetch(telem_client *c, double now, telem_reply *out, topo_error
 		curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &code);
 		if (code == 200) {
 			free(url);
-			if (telem_reply_parse(c->body.p ? c->body.p : "", c->body.len, now, c->cfg.max_age_s, out, err)) {
+			if (telemetry_reply_parse(c->body.p ? c->body.p : "", c->body.len, now, c->cfg.max_age_s, out, err)) {
 				char why[TOPO_ERROR_TEXT_LEN];
 
 				snprintf(why, sizeof(why), "%s", err ? err->text : "");
@@ -203,23 +203,23 @@ int telem_client_fetch(telem_client *c, double now, telem_reply *out, topo_error
 	return -1;
 }
 
-int telem_fetch_snapshot(telem_client *c, const topo_graph *g, telem_snapshot *out, topo_error *err)
+int telemetry_fetch_snapshot(telemetry_client *c, const topo_graph *g, telemetry_snapshot *out, topo_error *err)
 {
-	telem_reply r;
+	telemetry_reply r;
 	double now = now_s();
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (telem_client_fetch(c, now, &r, err))
+	if (telemetry_client_fetch(c, now, &r, err))
 		return -1;
-	rc = telem_snapshot_build(&r, g, now, out, err);
-	telem_reply_free(&r);
+	rc = telemetry_snapshot_build(&r, g, now, out, err);
+	telemetry_reply_free(&r);
 	return rc;
 }
 
 /* ---- log once --------------------------------------------------------------- */
 
-telem_log_action telem_health_update(telem_health *h, int ok)
+telemetry_log_action telemetry_health_update(telemetry_health *h, int ok)
 {
 	if (ok) {
 		int was_down = h->down;
@@ -227,13 +227,13 @@ telem_log_action telem_health_update(telem_health *h, int ok)
 		h->down = 0;
 		h->failures = 0;
 		h->suppressed = 0;
-		return was_down ? TELEM_LOG_RECOVERED : TELEM_LOG_NONE;
+		return was_down ? TELEMETRY_LOG_RECOVERED : TELEMETRY_LOG_NONE;
 	}
 	h->failures++;
 	if (h->down) {
 		h->suppressed++;
-		return TELEM_LOG_NONE;
+		return TELEMETRY_LOG_NONE;
 	}
 	h->down = 1;
-	return TELEM_LOG_DOWN;
+	return TELEMETRY_LOG_DOWN;
 }

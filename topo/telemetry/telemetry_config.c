@@ -15,12 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "topo_http.h"
+#include "http_client.h"
 #include "topo_io.h"
 #include "topo_num.h"
 
-/* Metric names, in telem_counter order, then the gauge. */
-const char *const telem_metric_name[NMETRICS] = {
+/* Metric names, in telemetry_counter order, then the gauge. */
+const char *const telemetry_metric_name[NMETRICS] = {
 	METRIC_PREFIX "port_data_transmitted_bytes_total",
 	METRIC_PREFIX "port_data_received_bytes_total",
 	METRIC_PREFIX "port_packets_transmitted_total",
@@ -38,28 +38,28 @@ const char *const telem_metric_name[NMETRICS] = {
 };
 
 
-const char *telem_counter_metric(telem_counter c)
+const char *telemetry_counter_metric(telemetry_counter c)
 {
-	return (int)c >= 0 && c < TELEM_NCOUNTERS ? telem_metric_name[c] : NULL;
+	return (int)c >= 0 && c < TELEMETRY_NCOUNTERS ? telemetry_metric_name[c] : NULL;
 }
 
 
 /* ---- configuration --------------------------------------------------------- */
 
 /* The defaults in docs/telemetry.md's option table; everything else off. */
-static const telem_config default_config = {
+static const telemetry_config default_config = {
 	.connect_timeout_ms = 1000, .timeout_ms = 3000, /* one attempt */
 	.retries = 2, .backoff_ms = 100,
 	.window_s = 60, .max_age_s = 30, /* what a reply's samples may cover */
 	.max_reply_bytes = (size_t)64 << 20,
 };
 
-void telem_config_init(telem_config *cfg)
+void telemetry_config_init(telemetry_config *cfg)
 {
 	*cfg = default_config;
 }
 
-int telem_config_set(telem_config *cfg, const char *key, const char *value, topo_error *err)
+int telemetry_config_set(telemetry_config *cfg, const char *key, const char *value, topo_error *err)
 {
 	long l;
 	double d;
@@ -72,11 +72,11 @@ int telem_config_set(telem_config *cfg, const char *key, const char *value, topo
 		int is_url = !strcasecmp(key, "TelemetryURL");
 		char *dst = is_url ? cfg->url : cfg->credentials_file;
 
-		if (strlen(value) >= TELEM_STR_LEN) {
-			topo_error_set(err, "", 0, "%s is longer than %d characters", key, TELEM_STR_LEN - 1);
+		if (strlen(value) >= TELEMETRY_STR_LEN) {
+			topo_error_set(err, "", 0, "%s is longer than %d characters", key, TELEMETRY_STR_LEN - 1);
 			return -1;
 		}
-		if (is_url && *value && topo_http_check_url(value, key, TOPO_HTTP_PLAIN_REMOTE, err))
+		if (is_url && *value && http_check_url(value, key, HTTP_PLAIN_REMOTE, err))
 			return -1;
 		strcpy(dst, value);
 		return 0;
@@ -129,16 +129,16 @@ range:
 
 /* ---- credentials ----------------------------------------------------------- */
 
-void telem_credentials_wipe(telem_credentials *c)
+void telemetry_credentials_wipe(telemetry_credentials *c)
 {
 	volatile char *p = c->secret;
 
 	for (size_t i = 0; i < sizeof(c->secret); i++)
 		p[i] = 0;
-	c->kind = TELEM_AUTH_NONE;
+	c->kind = TELEMETRY_AUTH_NONE;
 }
 
-static int credentials_parse(const char *path, char *buf, telem_credentials *out, topo_error *err)
+static int credentials_parse(const char *path, char *buf, telemetry_credentials *out, topo_error *err)
 {
 	int lineno = 0;
 	char *next = buf;
@@ -167,19 +167,19 @@ static int credentials_parse(const char *path, char *buf, telem_credentials *out
 		while (*secret == ' ' || *secret == '\t')
 			secret++;
 		if (!strcasecmp(word, "bearer"))
-			out->kind = TELEM_AUTH_BEARER;
+			out->kind = TELEMETRY_AUTH_BEARER;
 		else if (!strcasecmp(word, "basic"))
-			out->kind = TELEM_AUTH_BASIC;
+			out->kind = TELEMETRY_AUTH_BASIC;
 		else {
 			topo_error_set(err, path, lineno, "unknown authentication \"%.40s\"; use bearer or basic", word);
 			return -1;
 		}
 		if (!*secret || strpbrk(secret, " \t") || strlen(secret) >= sizeof(out->secret) ||
-		    (out->kind == TELEM_AUTH_BASIC && !strchr(secret, ':'))) {
-			topo_error_set(err, path, lineno, out->kind == TELEM_AUTH_BASIC
+		    (out->kind == TELEMETRY_AUTH_BASIC && !strchr(secret, ':'))) {
+			topo_error_set(err, path, lineno, out->kind == TELEMETRY_AUTH_BASIC
 				       ? "basic needs one USER:PASSWORD word"
 				       : "bearer needs one token word");
-			out->kind = TELEM_AUTH_NONE;
+			out->kind = TELEMETRY_AUTH_NONE;
 			return -1;
 		}
 		strcpy(out->secret, secret);
@@ -189,9 +189,9 @@ static int credentials_parse(const char *path, char *buf, telem_credentials *out
 	return -1;
 }
 
-int telem_credentials_load(const char *path, telem_credentials *out, topo_error *err)
+int telemetry_credentials_load(const char *path, telemetry_credentials *out, topo_error *err)
 {
-	char buf[4 * TELEM_STR_LEN];
+	char buf[4 * TELEMETRY_STR_LEN];
 	struct stat st;
 	ssize_t n;
 	size_t len = 0;

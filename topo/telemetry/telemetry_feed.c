@@ -3,7 +3,7 @@
  * snapshot (see telemetry_feed.h).
  *
  * The thread owns nothing the scheduler reads except `pending`, the newest
- * snapshot, which it hands over under the mutex; telem_feed_apply() moves
+ * snapshot, which it hands over under the mutex; telemetry_feed_apply() moves
  * it out (no copy) and keeps it as `applied`, so it can clear exactly the
  * leaves it set when the next snapshot or an outage arrives. `seq` counts
  * hand-overs (a snapshot or an outage); apply compares it with the last
@@ -20,15 +20,15 @@
 
 #include "telemetry_place.h"
 
-struct telem_feed {
-	telem_feed_fetch_fn fetch;
+struct telemetry_feed {
+	telemetry_feed_fetch_fn fetch;
 	void *fetch_arg;
-	telem_feed_log_fn log;
+	telemetry_feed_log_fn log;
 	void *log_arg;
 	double interval_s;
 
 	/* default fetcher */
-	telem_client *client;
+	telemetry_client *client;
 	const topo_graph *graph;
 
 	pthread_mutex_t lock;
@@ -39,28 +39,28 @@ struct telem_feed {
 	uint64_t seq;           /* under lock: hand-overs */
 	int have_pending;       /* under lock */
 	int down;               /* under lock: the last hand-over was an outage */
-	telem_snapshot pending; /* under lock */
+	telemetry_snapshot pending; /* under lock */
 	uint64_t snapshots, failures; /* under lock */
 
-	telem_health health;    /* fetching thread only */
+	telemetry_health health;    /* fetching thread only */
 
-	/* caller of telem_feed_apply only */
+	/* caller of telemetry_feed_apply only */
 	uint64_t applied_seq;
 	int have_applied;
-	telem_snapshot applied;
+	telemetry_snapshot applied;
 };
 
-static int fetch_prometheus(void *arg, telem_snapshot *out, topo_error *err)
+static int fetch_prometheus(void *arg, telemetry_snapshot *out, topo_error *err)
 {
-	telem_feed *f = arg;
+	telemetry_feed *f = arg;
 
-	return telem_fetch_snapshot(f->client, f->graph, out, err);
+	return telemetry_fetch_snapshot(f->client, f->graph, out, err);
 }
 
-telem_feed *telem_feed_new_custom(telem_feed_fetch_fn fetch, void *fetch_arg, double interval_s,
-				  telem_feed_log_fn log, void *log_arg)
+telemetry_feed *telemetry_feed_new_custom(telemetry_feed_fetch_fn fetch, void *fetch_arg, double interval_s,
+				  telemetry_feed_log_fn log, void *log_arg)
 {
-	telem_feed *f = calloc(1, sizeof(*f));
+	telemetry_feed *f = calloc(1, sizeof(*f));
 
 	if (!f)
 		return NULL;
@@ -81,16 +81,16 @@ telem_feed *telem_feed_new_custom(telem_feed_fetch_fn fetch, void *fetch_arg, do
 	return f;
 }
 
-telem_feed *telem_feed_new(const telem_config *cfg, const topo_graph *g, double interval_s,
-			   telem_feed_log_fn log, void *log_arg, topo_error *err)
+telemetry_feed *telemetry_feed_new(const telemetry_config *cfg, const topo_graph *g, double interval_s,
+			   telemetry_feed_log_fn log, void *log_arg, topo_error *err)
 {
-	telem_client *c = telem_client_new(cfg, err);
-	telem_feed *f;
+	telemetry_client *c = telemetry_client_new(cfg, err);
+	telemetry_feed *f;
 
 	if (!c)
 		return NULL;
-	if (!(f = telem_feed_new_custom(fetch_prometheus, NULL, interval_s, log, log_arg))) {
-		telem_client_free(c);
+	if (!(f = telemetry_feed_new_custom(fetch_prometheus, NULL, interval_s, log, log_arg))) {
+		telemetry_client_free(c);
 		topo_error_set(err, cfg->url, 0, "out of memory");
 		return NULL;
 	}
@@ -100,15 +100,15 @@ telem_feed *telem_feed_new(const telem_config *cfg, const topo_graph *g, double 
 	return f;
 }
 
-static void say(telem_feed *f, telem_feed_log_level level, const char *msg)
+static void say(telemetry_feed *f, telemetry_feed_log_level level, const char *msg)
 {
 	if (f->log)
 		f->log(f->log_arg, level, msg);
 }
 
-int telem_feed_poll(telem_feed *f)
+int telemetry_feed_poll(telemetry_feed *f)
 {
-	telem_snapshot snap;
+	telemetry_snapshot snap;
 	topo_error err;
 	char buf[TOPO_ERROR_TEXT_LEN + TOPO_ERROR_SOURCE_LEN + 32];
 	int ok;
@@ -120,16 +120,16 @@ int telem_feed_poll(telem_feed *f)
 	pthread_mutex_lock(&f->lock);
 	if (ok) {
 		if (f->have_pending)
-			telem_snapshot_free(&f->pending);
+			telemetry_snapshot_free(&f->pending);
 		f->pending = snap;
 		f->have_pending = 1;
 		f->down = 0;
 		f->snapshots++;
 		f->seq++;
 	} else {
-		telem_snapshot_free(&snap);
+		telemetry_snapshot_free(&snap);
 		if (f->have_pending)
-			telem_snapshot_free(&f->pending);
+			telemetry_snapshot_free(&f->pending);
 		f->have_pending = 0;
 		f->failures++;
 		if (!f->down) {	/* an outage is one hand-over, not one per fetch */
@@ -139,15 +139,15 @@ int telem_feed_poll(telem_feed *f)
 	}
 	pthread_mutex_unlock(&f->lock);
 
-	switch (telem_health_update(&f->health, ok)) {
-	case TELEM_LOG_DOWN:
+	switch (telemetry_health_update(&f->health, ok)) {
+	case TELEMETRY_LOG_DOWN:
 		/* the client's errors already say scheduling continues */
-		say(f, TELEM_FEED_ERROR, topo_error_format(&err, buf, sizeof(buf)));
+		say(f, TELEMETRY_FEED_ERROR, topo_error_format(&err, buf, sizeof(buf)));
 		break;
-	case TELEM_LOG_RECOVERED:
-		say(f, TELEM_FEED_INFO, "telemetry is back: placement sees measured link utilisation again");
+	case TELEMETRY_LOG_RECOVERED:
+		say(f, TELEMETRY_FEED_INFO, "telemetry is back: placement sees measured link utilisation again");
 		break;
-	case TELEM_LOG_NONE:
+	case TELEMETRY_LOG_NONE:
 		break;
 	}
 	return ok ? 0 : -1;
@@ -163,7 +163,7 @@ static double now_s(void)
 
 static void *feed_thread(void *arg)
 {
-	telem_feed *f = arg;
+	telemetry_feed *f = arg;
 
 	for (;;) {
 		double next = now_s() + f->interval_s;
@@ -175,7 +175,7 @@ static void *feed_thread(void *arg)
 		pthread_mutex_unlock(&f->lock);
 		if (stop)
 			break;
-		(void)telem_feed_poll(f);
+		(void)telemetry_feed_poll(f);
 
 		/* Sleep until the next fetch is due, or until told to stop. The
 		 * condition uses CLOCK_REALTIME; the deadline comes from it. */
@@ -200,7 +200,7 @@ static void *feed_thread(void *arg)
 	return NULL;
 }
 
-int telem_feed_start(telem_feed *f)
+int telemetry_feed_start(telemetry_feed *f)
 {
 	if (f->running)
 		return 0;
@@ -211,7 +211,7 @@ int telem_feed_start(telem_feed *f)
 	return 0;
 }
 
-void telem_feed_free(telem_feed *f)
+void telemetry_feed_free(telemetry_feed *f)
 {
 	if (!f)
 		return;
@@ -223,18 +223,18 @@ void telem_feed_free(telem_feed *f)
 		pthread_join(f->thread, NULL);
 	}
 	if (f->have_pending)
-		telem_snapshot_free(&f->pending);
+		telemetry_snapshot_free(&f->pending);
 	if (f->have_applied)
-		telem_snapshot_free(&f->applied);
-	telem_client_free(f->client);
+		telemetry_snapshot_free(&f->applied);
+	telemetry_client_free(f->client);
 	pthread_cond_destroy(&f->wake);
 	pthread_mutex_destroy(&f->lock);
 	free(f);
 }
 
-int telem_feed_apply(telem_feed *f, place_state *state)
+int telemetry_feed_apply(telemetry_feed *f, place_state *state)
 {
-	telem_snapshot next;
+	telemetry_snapshot next;
 	int have_next, changed = 0;
 
 	pthread_mutex_lock(&f->lock);
@@ -252,12 +252,12 @@ int telem_feed_apply(telem_feed *f, place_state *state)
 	pthread_mutex_unlock(&f->lock);
 
 	if (f->have_applied) {
-		changed |= telem_clear_from_state(&f->applied, state) > 0;
-		telem_snapshot_free(&f->applied);
+		changed |= telemetry_clear_from_state(&f->applied, state) > 0;
+		telemetry_snapshot_free(&f->applied);
 		f->have_applied = 0;
 	}
 	if (have_next) {
-		changed |= telem_apply_to_state(&next, state, NULL) > 0;
+		changed |= telemetry_apply_to_state(&next, state, NULL) > 0;
 		f->applied = next;
 		f->have_applied = 1;
 	}
@@ -265,7 +265,7 @@ int telem_feed_apply(telem_feed *f, place_state *state)
 }
 
 /* One of f's counters, read under its lock (the thread writes them). */
-static uint64_t locked_count(telem_feed *f, const uint64_t *counter)
+static uint64_t locked_count(telemetry_feed *f, const uint64_t *counter)
 {
 	uint64_t n;
 
@@ -275,12 +275,12 @@ static uint64_t locked_count(telem_feed *f, const uint64_t *counter)
 	return n;
 }
 
-uint64_t telem_feed_snapshots(telem_feed *f)
+uint64_t telemetry_feed_snapshots(telemetry_feed *f)
 {
 	return locked_count(f, &f->snapshots);
 }
 
-uint64_t telem_feed_failures(telem_feed *f)
+uint64_t telemetry_feed_failures(telemetry_feed *f)
 {
 	return locked_count(f, &f->failures);
 }

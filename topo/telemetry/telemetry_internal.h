@@ -4,7 +4,7 @@
  *   telemetry_config.c  TelemetryXxx= keys and the credentials file
  *   telemetry_reply.c   Prometheus's JSON reply -> rates per port (fuzzed)
  *   telemetry_map.c     rates per port -> links and leaves of the graph
- *   telemetry_client.c  the HTTP request (topo_http), retries, log-once
+ *   telemetry_client.c  the HTTP request (http_client), retries, log-once
  */
 #ifndef TELEMETRY_INTERNAL_H
 #define TELEMETRY_INTERNAL_H
@@ -14,18 +14,18 @@
 #include "telemetry.h"
 
 #define METRIC_PREFIX "node_infiniband_"
-#define RATE_GAUGE (TELEM_NCOUNTERS) /* series index of rate_bytes_per_second */
-#define NMETRICS (TELEM_NCOUNTERS + 1)
+#define RATE_GAUGE (TELEMETRY_NCOUNTERS) /* series index of rate_bytes_per_second */
+#define NMETRICS (TELEMETRY_NCOUNTERS + 1)
 #define MAX_HOST_LEN 255
 #define MAX_DEVICE_LEN 64
 #define MAX_IB_PORT 255
 #define MAX_BACKOFF_MS 10000L
 
 
-/* Metric names, in telem_counter order, then the rate gauge. */
-extern const char *const telem_metric_name[NMETRICS];
+/* Metric names, in telemetry_counter order, then the rate gauge. */
+extern const char *const telemetry_metric_name[NMETRICS];
 
 /* The string value of `key` in a JSON object; NULL when absent or not a string. */
-const char *telem_json_label(json_t *metric, const char *key);
+const char *telemetry_json_label(json_t *metric, const char *key);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * telemetry_map: measured ports -> the graph: each HCA's cable load and
- * each leaf's up-link estimate (telem_snapshot).
+ * each leaf's up-link estimate (telemetry_snapshot).
  */
 #define _GNU_SOURCE
 #include "telemetry_internal.h"
@@ -13,7 +13,7 @@
 /* ---- snapshot ---------------------------------------------------------------- */
 
 /* HCA vertex of a measured port, or -1. */
-static int map_port(const topo_graph *g, const telem_port_sample *p)
+static int map_port(const topo_graph *g, const telemetry_port_sample *p)
 {
 	char name[MAX_HOST_LEN + MAX_DEVICE_LEN + 2];
 	int host, v;
@@ -76,9 +76,9 @@ static double uplink_gbps(const topo_graph *g, int sw)
 	return sum;
 }
 
-static int leaf_slot(const topo_graph *g, telem_snapshot *s, int *slot, int sw)
+static int leaf_slot(const topo_graph *g, telemetry_snapshot *s, int *slot, int sw)
 {
-	telem_leaf *l;
+	telemetry_leaf *l;
 
 	if (slot[sw] >= 0)
 		return slot[sw];
@@ -97,7 +97,7 @@ static double or_zero(double x)
 	return isnan(x) ? 0 : x;
 }
 
-static int link_fill(const topo_graph *g, const telem_port_sample *p, int hca, telem_link *l)
+static int link_fill(const topo_graph *g, const telemetry_port_sample *p, int hca, telemetry_link *l)
 {
 	const topo_edge *e;
 
@@ -113,18 +113,18 @@ static int link_fill(const topo_graph *g, const telem_port_sample *p, int hca, t
 		l->leaf = topo_edge_other(e, hca);
 	l->capacity_gbps = e && e->gbps > 0 ? e->gbps
 			   : (isfinite(p->rate_bytes_per_s) ? p->rate_bytes_per_s * 8 / 1e9 : 0);
-	l->tx_gbps = or_zero(p->rate[TELEM_TX_BYTES]) * 8 / 1e9;
-	l->rx_gbps = or_zero(p->rate[TELEM_RX_BYTES]) * 8 / 1e9;
+	l->tx_gbps = or_zero(p->rate[TELEMETRY_TX_BYTES]) * 8 / 1e9;
+	l->rx_gbps = or_zero(p->rate[TELEMETRY_RX_BYTES]) * 8 / 1e9;
 	l->util = -1;
-	if (l->capacity_gbps > 0 && (!isnan(p->rate[TELEM_TX_BYTES]) || !isnan(p->rate[TELEM_RX_BYTES])))
+	if (l->capacity_gbps > 0 && (!isnan(p->rate[TELEMETRY_TX_BYTES]) || !isnan(p->rate[TELEMETRY_RX_BYTES])))
 		l->util = fmax(l->tx_gbps, l->rx_gbps) / l->capacity_gbps;
 	memcpy(l->errors, p->increase, sizeof(l->errors));
 	l->sample_time = p->last_time;
 	return 0;
 }
 
-int telem_snapshot_build(const telem_reply *r, const topo_graph *g, double taken,
-			 telem_snapshot *out, topo_error *err)
+int telemetry_snapshot_build(const telemetry_reply *r, const topo_graph *g, double taken,
+			 telemetry_snapshot *out, topo_error *err)
 {
 	size_t nv = topo_graph_nvertices(g);
 	int *slot = NULL;
@@ -143,9 +143,9 @@ int telem_snapshot_build(const telem_reply *r, const topo_graph *g, double taken
 	for (size_t i = 0; i < nv; i++)
 		slot[i] = -1;
 	for (size_t i = 0; i < r->nports; i++) {
-		const telem_port_sample *p = &r->ports[i];
+		const telemetry_port_sample *p = &r->ports[i];
 		int hca = map_port(g, p), li;
-		telem_link *l;
+		telemetry_link *l;
 
 		if (hca < 0) {
 			out->nunmapped++;
@@ -166,7 +166,7 @@ int telem_snapshot_build(const telem_reply *r, const topo_graph *g, double taken
 		out->leaves[li].rx_gbps += l->rx_gbps;
 	}
 	for (size_t i = 0; i < out->nleaves; i++) {
-		telem_leaf *l = &out->leaves[i];
+		telemetry_leaf *l = &out->leaves[i];
 
 		l->util = l->up_gbps > 0 ? fmax(l->tx_gbps, l->rx_gbps) / l->up_gbps : -1;
 	}
@@ -174,12 +174,12 @@ int telem_snapshot_build(const telem_reply *r, const topo_graph *g, double taken
 	return 0;
 oom:
 	free(slot);
-	telem_snapshot_free(out);
+	telemetry_snapshot_free(out);
 	topo_error_set(err, "", 0, "out of memory building the telemetry snapshot");
 	return -1;
 }
 
-void telem_snapshot_free(telem_snapshot *s)
+void telemetry_snapshot_free(telemetry_snapshot *s)
 {
 	if (!s)
 		return;
@@ -192,7 +192,7 @@ void telem_snapshot_free(telem_snapshot *s)
 	memset(s, 0, sizeof(*s));
 }
 
-const telem_link *telem_snapshot_link(const telem_snapshot *s, const char *hca_name)
+const telemetry_link *telemetry_snapshot_link(const telemetry_snapshot *s, const char *hca_name)
 {
 	for (size_t i = 0; i < s->nlinks; i++)
 		if (!strcmp(s->links[i].name, hca_name))
@@ -200,7 +200,7 @@ const telem_link *telem_snapshot_link(const telem_snapshot *s, const char *hca_n
 	return NULL;
 }
 
-const telem_leaf *telem_snapshot_leaf(const telem_snapshot *s, const char *switch_name)
+const telemetry_leaf *telemetry_snapshot_leaf(const telemetry_snapshot *s, const char *switch_name)
 {
 	for (size_t i = 0; i < s->nleaves; i++)
 		if (!strcmp(s->leaves[i].name, switch_name))

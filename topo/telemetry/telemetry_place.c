@@ -4,12 +4,12 @@
  */
 #include "telemetry_place.h"
 
-int telem_apply_to_state(const telem_snapshot *snap, place_state *state, int *unknown)
+int telemetry_apply_to_state(const telemetry_snapshot *snap, place_state *state, int *unknown)
 {
 	int applied = 0, missing = 0;
 
 	for (size_t i = 0; i < snap->nleaves; i++) {
-		const telem_leaf *l = &snap->leaves[i];
+		const telemetry_leaf *l = &snap->leaves[i];
 
 		if (l->util < 0)
 			continue;
@@ -23,7 +23,7 @@ int telem_apply_to_state(const telem_snapshot *snap, place_state *state, int *un
 	return applied;
 }
 
-int telem_clear_from_state(const telem_snapshot *prev, place_state *state)
+int telemetry_clear_from_state(const telemetry_snapshot *prev, place_state *state)
 {
 	int n = 0;
 

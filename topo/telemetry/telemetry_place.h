@@ -15,11 +15,11 @@
  * the snapshot keep their previous value. Returns the number of leaves
  * applied; *unknown (if not NULL) gets how many leaf names the engine's
  * cluster does not know. */
-int telem_apply_to_state(const telem_snapshot *snap, place_state *state, int *unknown);
+int telemetry_apply_to_state(const telemetry_snapshot *snap, place_state *state, int *unknown);
 
 /* Reset to 0 the leaves a previous snapshot set, e.g. when telemetry went
  * down and its last numbers should no longer steer placement. Returns the
  * number of leaves reset. */
-int telem_clear_from_state(const telem_snapshot *prev, place_state *state);
+int telemetry_clear_from_state(const telemetry_snapshot *prev, place_state *state);
 
 #endif

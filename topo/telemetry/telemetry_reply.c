@@ -3,7 +3,7 @@
  * to rates per (host, device, port): one request per snapshot, a range
  * selector over every counter we use, rates computed here. That way the
  * age of the newest sample is known per series (an instant rate() hides
- * it) and counter resets are handled in one place; telem_reply_parse is
+ * it) and counter resets are handled in one place; telemetry_reply_parse is
  * the one function the fuzzer hammers.
  */
 #define _GNU_SOURCE
@@ -20,7 +20,7 @@
 static int metric_index(const char *name)
 {
 	for (int i = 0; i < NMETRICS; i++)
-		if (strcmp(name, telem_metric_name[i]) == 0)
+		if (strcmp(name, telemetry_metric_name[i]) == 0)
 			return i;
 	return -1;
 }
@@ -65,7 +65,7 @@ static char *host_of_instance(const char *inst)
 	return colon ? strndup(inst, (size_t)(colon - inst)) : strdup(inst);
 }
 
-const char *telem_json_label(json_t *metric, const char *key)
+const char *telemetry_json_label(json_t *metric, const char *key)
 {
 	json_t *v = json_object_get(metric, key);
 
@@ -75,11 +75,11 @@ const char *telem_json_label(json_t *metric, const char *key)
 /* Labels of one series; 0 or -1 when they do not name an IB port we use. */
 static int series_labels(json_t *metric, series *s)
 {
-	const char *name = telem_json_label(metric, "__name__");
-	const char *host = telem_json_label(metric, "host");
-	const char *inst = telem_json_label(metric, "instance");
-	const char *dev = telem_json_label(metric, "device");
-	const char *port = telem_json_label(metric, "port");
+	const char *name = telemetry_json_label(metric, "__name__");
+	const char *host = telemetry_json_label(metric, "host");
+	const char *inst = telemetry_json_label(metric, "instance");
+	const char *dev = telemetry_json_label(metric, "device");
+	const char *port = telemetry_json_label(metric, "port");
 	long p;
 
 	if (host && !*host)
@@ -156,20 +156,20 @@ static void series_free(series *s, size_t n)
 	free(s);
 }
 
-static void port_sample_init(telem_port_sample *p, series *s)
+static void port_sample_init(telemetry_port_sample *p, series *s)
 {
 	memset(p, 0, sizeof(*p));
 	p->host = s->host;
 	p->device = s->device;
 	s->host = s->device = NULL;
 	p->port = s->port;
-	for (int c = 0; c < TELEM_NCOUNTERS; c++)
+	for (int c = 0; c < TELEMETRY_NCOUNTERS; c++)
 		p->rate[c] = p->increase[c] = NAN;
 	p->rate_bytes_per_s = NAN;
 }
 
 /* Group sorted series into ports (takes the strings of each port's first series). */
-static int reply_group(series *s, size_t n, telem_reply *out)
+static int reply_group(series *s, size_t n, telemetry_reply *out)
 {
 	size_t nports = 0;
 
@@ -179,7 +179,7 @@ static int reply_group(series *s, size_t n, telem_reply *out)
 		int same = nports && !strcmp(s[i].host, out->ports[nports - 1].host) &&
 			   !strcmp(s[i].device, out->ports[nports - 1].device) &&
 			   s[i].port == out->ports[nports - 1].port;
-		telem_port_sample *p;
+		telemetry_port_sample *p;
 
 		if (!same)
 			port_sample_init(&out->ports[nports++], &s[i]);
@@ -211,7 +211,7 @@ static int reply_status(json_t *root, topo_error *err)
 		return -1;
 	}
 	if (strcmp(json_string_value(status), "success") != 0) {
-		const char *msg = telem_json_label(root, "error");
+		const char *msg = telemetry_json_label(root, "error");
 
 		topo_error_set(err, "", 0, "Prometheus reply: status \"%.40s\": %.300s",
 			       json_string_value(status), msg ? msg : "(no error text)");
@@ -220,8 +220,8 @@ static int reply_status(json_t *root, topo_error *err)
 	return 0;
 }
 
-int telem_reply_parse(const char *body, size_t len, double now, double max_age_s,
-		      telem_reply *out, topo_error *err)
+int telemetry_reply_parse(const char *body, size_t len, double now, double max_age_s,
+		      telemetry_reply *out, topo_error *err)
 {
 	json_error_t jerr;
 	json_t *root, *data, *result, *type;
@@ -286,11 +286,11 @@ out:
 	series_free(s, n);
 	json_decref(root);
 	if (rc)
-		telem_reply_free(out);
+		telemetry_reply_free(out);
 	return rc;
 }
 
-void telem_reply_free(telem_reply *r)
+void telemetry_reply_free(telemetry_reply *r)
 {
 	if (!r)
 		return;

@@ -1,5 +1,5 @@
-/* topo_http: checked libcurl setup shared by the HTTP clients (see topo_http.h). */
-#include "topo_http.h"
+/* http_client: checked libcurl setup shared by the HTTP clients (see http_client.h). */
+#include "http_client.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -28,7 +28,7 @@ static void url_host(const char *url, char *buf, size_t len)
 		snprintf(buf, len, "%.*s", (int)(end - p), p);
 }
 
-int topo_http_is_local(const char *url)
+int http_is_local(const char *url)
 {
 	char host[256];
 	struct in_addr v4;
@@ -46,18 +46,18 @@ int topo_http_is_local(const char *url)
 	return inet_pton(AF_INET6, host, &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
 }
 
-int topo_http_check_url(const char *url, const char *what, unsigned flags, topo_error *err)
+int http_check_url(const char *url, const char *what, unsigned flags, topo_error *err)
 {
 	int is_unix = !strncmp(url, "unix:", 5), is_http = !strncmp(url, "http://", 7);
 	size_t len = strlen(url);
 	const char *auth, *slash;
 
-	if (len > TOPO_HTTP_MAX_URL) {
+	if (len > HTTP_MAX_URL) {
 		topo_error_set(err, "", 0, "%s \"%.40s...\" is %zu characters long; at most %d are accepted",
-			       what, url, len, TOPO_HTTP_MAX_URL);
+			       what, url, len, HTTP_MAX_URL);
 		return -1;
 	}
-	if (is_unix && (flags & TOPO_HTTP_UNIX)) {
+	if (is_unix && (flags & HTTP_UNIX)) {
 		if (url[5] == '/')
 			return 0;
 		topo_error_set(err, "", 0, "%s \"%s\" must name the socket by an absolute path (unix:/path)",
@@ -66,7 +66,7 @@ int topo_http_check_url(const char *url, const char *what, unsigned flags, topo_
 	}
 	if (!is_http && strncmp(url, "https://", 8) != 0) {
 		topo_error_set(err, "", 0, "%s \"%s\" must start with http:// or https://%s", what, url,
-			       flags & TOPO_HTTP_UNIX ? " (or be unix:/path)" : "");
+			       flags & HTTP_UNIX ? " (or be unix:/path)" : "");
 		return -1;
 	}
 	auth = strstr(url, "//") + 2;
@@ -80,7 +80,7 @@ int topo_http_check_url(const char *url, const char *what, unsigned flags, topo_
 			       what, url);
 		return -1;
 	}
-	if (is_http && !(flags & TOPO_HTTP_PLAIN_REMOTE) && !topo_http_is_local(url)) {
+	if (is_http && !(flags & HTTP_PLAIN_REMOTE) && !http_is_local(url)) {
 		topo_error_set(err, "", 0,
 			       "%s \"%s\" is plain http to another host: the token would cross the network "
 			       "unencrypted; use https:// (or allow plain http explicitly)", what, url);
@@ -89,7 +89,7 @@ int topo_http_check_url(const char *url, const char *what, unsigned flags, topo_
 	return 0;
 }
 
-void topo_http_body_reset(topo_http_body *b)
+void http_body_reset(http_body *b)
 {
 	b->len = 0;
 	b->too_big = 0;
@@ -97,7 +97,7 @@ void topo_http_body_reset(topo_http_body *b)
 		b->p[0] = '\0';
 }
 
-void topo_http_body_free(topo_http_body *b)
+void http_body_free(http_body *b)
 {
 	free(b->p);
 	b->p = NULL;
@@ -106,7 +106,7 @@ void topo_http_body_free(topo_http_body *b)
 
 static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
 {
-	topo_http_body *b = user;
+	http_body *b = user;
 	size_t n = size * nmemb;
 
 	if (n > b->max - b->len) {
@@ -130,7 +130,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *user)
 	return n;
 }
 
-int topo_http_setup(CURL *h, const topo_http_get *rq, topo_http_body *body)
+int http_setup(CURL *h, const http_get *rq, http_body *body)
 {
 	int bad = 0;
 

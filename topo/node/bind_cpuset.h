@@ -1,5 +1,5 @@
 /*
- * bind_cpulist: a set of CPU numbers of any size, and the kernel's CPU list
+ * bind_cpuset: a set of CPU numbers of any size, and the kernel's CPU list
  * text form "0-3,8,10-11" in both directions.
  *
  * Linux speaks CPU lists everywhere the binding planner looks
@@ -7,8 +7,8 @@
  * lists, Slurm's allocated cores), and hosts with more than 64 CPUs are
  * common, so the set is a growable bitmask rather than one machine word.
  */
-#ifndef BIND_CPULIST_H
-#define BIND_CPULIST_H
+#ifndef BIND_CPUSET_H
+#define BIND_CPUSET_H
 
 #include <stddef.h>
 #include <stdint.h>

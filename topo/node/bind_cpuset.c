@@ -1,5 +1,5 @@
-/* bind_cpulist: growable CPU bitmask and the "0-3,8" list form (see bind_cpulist.h). */
-#include "bind_cpulist.h"
+/* bind_cpuset: growable CPU bitmask and the "0-3,8" list form (see bind_cpuset.h). */
+#include "bind_cpuset.h"
 
 #include <ctype.h>
 #include <stdio.h>

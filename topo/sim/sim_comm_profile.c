@@ -1,8 +1,8 @@
 /*
- * comm_profile: reading astra-sim text workloads into place_comm (see
- * comm_profile.h for the format and the mapping).
+ * sim_comm_profile: reading astra-sim text workloads into place_comm (see
+ * sim_comm_profile.h for the format and the mapping).
  */
-#include "comm_profile.h"
+#include "sim_comm_profile.h"
 
 #include <errno.h>
 #include <float.h>
@@ -23,7 +23,7 @@ static int is_collective(const char *s)
 }
 
 /* Parse one layer line into p's totals. */
-static int layer(topo_comm_profile *p, char *line, const char *path, int lineno, topo_error *err)
+static int layer(sim_comm_profile *p, char *line, const char *path, int lineno, topo_error *err)
 {
 	char *f[ASTRA_FIELDS], *save = NULL, *tok;
 	int n = 0;
@@ -60,7 +60,7 @@ static int layer(topo_comm_profile *p, char *line, const char *path, int lineno,
 	return 0;
 }
 
-int topo_comm_profile_load(topo_comm_profile *p, const char *path, topo_error *err)
+int sim_comm_profile_load(sim_comm_profile *p, const char *path, topo_error *err)
 {
 	FILE *f;
 	char *buf = NULL, *end;
@@ -126,7 +126,7 @@ static uint64_t mix(uint64_t x)
 	return x ^ (x >> 31);
 }
 
-int topo_comm_profile_draw(int n, uint64_t seed, uint64_t job_id)
+int sim_comm_profile_draw(int n, uint64_t seed, uint64_t job_id)
 {
 	if (n <= 1)
 		return 0;

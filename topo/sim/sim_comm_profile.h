@@ -1,5 +1,5 @@
 /*
- * comm_profile: communication profiles of real training workloads, read
+ * sim_comm_profile: communication profiles of real training workloads, read
  * from astra-sim's text workload files, for the simulator's multi-node jobs.
  *
  * An astra-sim workload file is: a first line naming the parallelism
@@ -16,15 +16,15 @@
  * do not cross the fabric. compute_s_per_iter = the sum of the three compute
  * times of every layer. Pattern: ring all-reduce; class: heavy.
  */
-#ifndef TOPO_COMM_PROFILE_H
-#define TOPO_COMM_PROFILE_H
+#ifndef SIM_COMM_PROFILE_H
+#define SIM_COMM_PROFILE_H
 
 #include <stdint.h>
 
 #include "place.h"
 #include "topo_error.h"
 
-typedef struct topo_comm_profile {
+typedef struct sim_comm_profile {
 	char name[64];        /* file's base name without "astra-sim_" and ".txt" */
 	char parallelism[32]; /* "DATA", "HYBRID_TRANSFORMER", ... */
 	int layers;
@@ -32,14 +32,14 @@ typedef struct topo_comm_profile {
 	double local_bytes;   /* forward/input-gradient bytes (inside a host) */
 	double compute_cycles;
 	place_comm comm;
-} topo_comm_profile;
+} sim_comm_profile;
 
 /* Read one astra-sim workload file. Returns 0 or -1 (err: file, line). */
-int topo_comm_profile_load(topo_comm_profile *p, const char *path, topo_error *err);
+int sim_comm_profile_load(sim_comm_profile *p, const char *path, topo_error *err);
 
 /* Draw a profile for job `job_id` deterministically from (seed, job_id):
  * the same seed gives every job the same profile in every run and under
  * every policy. Returns an index in [0, n). */
-int topo_comm_profile_draw(int n, uint64_t seed, uint64_t job_id);
+int sim_comm_profile_draw(int n, uint64_t seed, uint64_t job_id);
 
 #endif
