@@ -32,6 +32,7 @@
 #include "src/common/hostlist.h"
 #include "src/common/pack.h"
 #include "src/interfaces/topology.h"
+#include "src/plugins/topology/tree/switch_record.h"
 
 #include "place.h"
 #include "place_classify.h"
@@ -233,6 +234,13 @@ extern void topognn_p_destroy_config(void);
 extern bool topognn_compat_tree_load(char *topology_conf);
 extern void topognn_compat_tree_free(void);
 extern int topognn_compat_tree_eval(topology_eval_t *topo_eval);
+/* The table as tree's split_hostlist walks it (NULL, 0 when none), and
+ * whether a top-level leaf relays its own nodes as one list (26.05 does;
+ * 24.11 and 25.11 send each of them a message of its own). */
+extern switch_record_t *topognn_compat_tree_table(int *count, int *levels);
+extern bool topognn_compat_tree_relay_top_leaf(void);
+/* --segment's size (25.05+); 0 when none or before 25.05. */
+extern uint16_t topognn_compat_segment(job_record_t *job_ptr);
 
 /* ---- topognn_eval.c ---- */
 
@@ -248,6 +256,10 @@ extern void topognn_tree_free(void);
 /* eval_nodes_tree() on the table; ESLURM_NOT_SUPPORTED when there is none
  * (Slurm's generic selection then decides). */
 extern int topognn_tree_eval(topology_eval_t *topo_eval);
+/* TopologyParam=RouteTree: topology/tree's split of hl on the table (its
+ * code, ported per release); the depth, or -1 when there is no table. */
+extern int topognn_tree_split(hostlist_t *hl, hostlist_t ***sp_hl,
+			      int *count, uint16_t tree_width);
 
 /* ---- topognn_jobs.c ----
  * The engine's place_state mirrors slurmctld: host flags (down, drained)

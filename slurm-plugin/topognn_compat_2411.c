@@ -86,3 +86,22 @@ extern int topognn_compat_tree_eval(topology_eval_t *topo_eval)
 {
 	return eval_nodes_tree(topo_eval);
 }
+
+extern switch_record_t *topognn_compat_tree_table(int *count, int *levels)
+{
+	*count = switch_record_cnt;
+	*levels = switch_levels;
+	return switch_record_cnt ? switch_record_table : NULL;
+}
+
+/* 24.11's _subtree_split_hostlist walks only a switch's children. */
+extern bool topognn_compat_tree_relay_top_leaf(void)
+{
+	return false;
+}
+
+/* No --segment before 25.05. */
+extern uint16_t topognn_compat_segment(job_record_t *job_ptr)
+{
+	return 0;
+}

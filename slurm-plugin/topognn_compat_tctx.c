@@ -23,8 +23,9 @@
 
 #include "topognn.h"
 
-/* --exclusive=topo: not offered (as topology/tree; topognn_p_get). */
-const bool supports_exclusive_topo = false;
+/* --exclusive=topo: whole groups, as topology/block whole blocks
+ * (topognn_p_whole_topo). */
+const bool supports_exclusive_topo = true;
 
 /*
  * Dynamic nodes (slurmd -Z --conf "Topology=..."): a node's place in the
@@ -165,4 +166,25 @@ extern int topognn_compat_tree_eval(topology_eval_t *topo_eval)
 	rc = eval_nodes_tree(topo_eval);
 	topo_eval->tctx = saved;
 	return rc;
+}
+
+extern switch_record_t *topognn_compat_tree_table(int *count, int *levels)
+{
+	tree_context_t *tree = tree_tctx.plugin_ctx;
+
+	*count = tree ? tree->switch_count : 0;
+	*levels = tree ? tree->switch_levels : 0;
+	return *count ? tree->switch_table : NULL;
+}
+
+/* 26.05's _subtree_split_hostlist relays a top-level leaf's own nodes as one
+ * list (_relay_switch_sublist); 25.11's walks only a switch's children. */
+extern bool topognn_compat_tree_relay_top_leaf(void)
+{
+	return SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0);
+}
+
+extern uint16_t topognn_compat_segment(job_record_t *job_ptr)
+{
+	return job_ptr->details ? job_ptr->details->segment_size : 0;
 }

@@ -561,6 +561,20 @@ static int _eval_shadow(topology_eval_t *topo_eval)
 	return rc;
 }
 
+/* --segment (25.05+): topology/topognn, as topology/tree, has no segments;
+ * said once per job in slurmctld's log. */
+static void _segment_note(job_record_t *job_ptr)
+{
+	static uint32_t logged_job; /* evaluations are serialised */
+	uint16_t seg = topognn_compat_segment(job_ptr);
+
+	if (!seg || logged_job == job_ptr->job_id)
+		return;
+	logged_job = job_ptr->job_id;
+	info("%pJ: --segment=%u ignored: topology/topognn, as topology/tree, has no segments (topology/block's)",
+	     job_ptr, seg);
+}
+
 extern int topognn_eval(topology_eval_t *topo_eval)
 {
 	topognn_ctx_t *ctx = topognn_ctx;
@@ -592,6 +606,12 @@ extern int topognn_eval(topology_eval_t *topo_eval)
 			logged_job = job_ptr->job_id;
 		job_ptr->best_switch = !wait;
 	}
+	_segment_note(topo_eval->job_ptr);
+	/* TopologyParam=TopoOptional: topology only for --switches jobs;
+	 * tree's evaluation then gives the others Slurm's selection. */
+	if (ctx && !topo_eval->job_ptr->req_switch &&
+	    xstrcasestr(slurm_conf.topology_param, "TopoOptional"))
+		mode = TOPOGNN_MODE_OFF;
 	switch (mode) {
 	case TOPOGNN_MODE_ENFORCE:
 		topo_eval->eval_nodes = _eval_enforce;

@@ -9,6 +9,7 @@
 \*****************************************************************************/
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "src/common/slurm_xlator.h"
@@ -117,6 +118,29 @@ static uint16_t _switch_level(topo_level level)
 
 /* Fabric switches: leaves get the Slurm nodes cabled to them, upper levels
  * the union of the switches one level below. */
+/*
+ * LinkSpeed as topology/tree prints it: the value topology.conf configured
+ * (kept by topognn-discover as the switch attribute "link_speed"), else the
+ * fastest cable's Gb/s from the graph, else tree's default of 1.
+ */
+static void _switch_speeds(topognn_ctx_t *ctx, const int *vid_sw)
+{
+	int nv = topo_graph_nvertices(ctx->graph);
+
+	for (int v = 0; v < nv; v++) {
+		const char *conf;
+		int s = vid_sw[v];
+
+		if (s < 0)
+			continue;
+		conf = topo_graph_get_attr(ctx->graph, v, "link_speed");
+		if (conf && conf[0])
+			ctx->switch_speed[s] = strtoul(conf, NULL, 10);
+		if (!ctx->switch_speed[s])
+			ctx->switch_speed[s] = 1;
+	}
+}
+
 static void _map_switches(topognn_ctx_t *ctx)
 {
 	const topo_graph *g = ctx->graph;
@@ -193,6 +217,7 @@ static void _map_switches(topognn_ctx_t *ctx)
 			}
 		}
 	}
+	_switch_speeds(ctx, vid_sw);
 	xfree(vid_sw);
 }
 

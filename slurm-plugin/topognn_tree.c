@@ -23,6 +23,7 @@
  *  selection, as before.
 \*****************************************************************************/
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -177,4 +178,129 @@ extern int topognn_tree_eval(topology_eval_t *topo_eval)
 	if (!tree_ready)
 		return ESLURM_NOT_SUPPORTED;
 	return topognn_compat_tree_eval(topo_eval);
+}
+
+/*
+ * The switch of table sublists: each child of parent (or, for a top-level
+ * leaf where the release does so, parent itself) that holds nodes of the
+ * message gets one list of them, and they leave nodes_bitmap. tree's
+ * _subtree_split_hostlist (src/plugins/topology/tree/topology_tree.c).
+ */
+static void _subtree_split(switch_record_t *table, bitstr_t *nodes_bitmap,
+			   int parent, int *msg_count, hostlist_t **sp_hl,
+			   int *count)
+{
+	switch_record_t *sw = &table[parent];
+	bitstr_t *fwd = bit_alloc(bit_size(nodes_bitmap));
+	int lst_count = 0;
+	bool self = !sw->num_switches && topognn_compat_tree_relay_top_leaf();
+
+	for (int i = 0; i < (self ? 1 : sw->num_switches); i++) {
+		int k = self ? parent : sw->switch_index[i], n;
+
+		bit_copybits(fwd, table[k].node_bitmap);
+		bit_and(fwd, nodes_bitmap);
+		if (!(n = bit_set_count(fwd)))
+			continue;
+		sp_hl[(*count)++] = bitmap2hostlist(fwd);
+		bit_and_not(nodes_bitmap, fwd);
+		lst_count += n;
+		if (lst_count == *msg_count)
+			break;
+	}
+	*msg_count -= lst_count;
+	FREE_NULL_BITMAP(fwd);
+}
+
+/* The lowest switches that together hold every node of the message: the
+ * leaves holding some, each set of siblings replaced by their parent, level
+ * by level (tree's loop); *depth gets the upper levels used added. */
+static bitstr_t *_cover_switches(switch_record_t *table, int cnt, int levels,
+				 bitstr_t *nodes_bitmap, uint16_t tree_width,
+				 int *depth)
+{
+	bitstr_t *sw_bm = bit_alloc(cnt);
+	int sw_count, upper = 0;
+
+	*depth = 0;
+	for (int j = 0; j < cnt; j++) {
+		int n;
+
+		if (table[j].level || !(n = bit_overlap(table[j].node_bitmap,
+							nodes_bitmap)))
+			continue;
+		*depth = MAX(*depth, (int) ceil(log2(n * (tree_width - 1) + 1) /
+						log2(tree_width)));
+		bit_set(sw_bm, j);
+	}
+	sw_count = bit_set_count(sw_bm);
+	for (int lvl = 1; lvl <= levels && sw_count >= 2; lvl++) {
+		for (int j = 0; j < cnt && sw_count >= 2; j++) {
+			int first = -1, kids = 0;
+
+			if (table[j].level != lvl)
+				continue;
+			for (int k = 0; k < table[j].num_desc_switches; k++) {
+				int d = table[j].switch_desc_index[k];
+
+				if (!bit_test(sw_bm, d))
+					continue;
+				if (++kids > 1)
+					bit_clear(sw_bm, d);
+				else
+					first = d;
+			}
+			if (kids > 1) {
+				upper = MAX(upper, lvl);
+				bit_clear(sw_bm, first);
+				bit_set(sw_bm, j);
+				sw_count -= kids - 1;
+			}
+		}
+	}
+	*depth += upper;
+	return sw_bm;
+}
+
+extern int topognn_tree_split(hostlist_t *hl, hostlist_t ***sp_hl,
+			      int *count, uint16_t tree_width)
+{
+	int cnt, levels, depth, msg_count, first;
+	switch_record_t *table;
+	bitstr_t *nodes_bitmap = NULL, *sw_bm;
+	node_record_t *node_ptr;
+
+	if (!tree_ready || !(table = topognn_compat_tree_table(&cnt, &levels)) ||
+	    hostlist2bitmap(hl, false, &nodes_bitmap) != SLURM_SUCCESS) {
+		FREE_NULL_BITMAP(nodes_bitmap);
+		return -1;
+	}
+	if (!tree_width)
+		tree_width = slurm_conf.tree_width;
+	sw_bm = _cover_switches(table, cnt, levels, nodes_bitmap, tree_width,
+				&depth);
+	first = bit_ffs(sw_bm);
+	if (bit_set_count(sw_bm) == 1 && !table[first].level &&
+	    bit_super_set(nodes_bitmap, table[first].node_bitmap)) {
+		/* One leaf holds them all: TreeWidth's split, as tree. */
+		FREE_NULL_BITMAP(nodes_bitmap);
+		FREE_NULL_BITMAP(sw_bm);
+		return -1;
+	}
+	msg_count = hostlist_count(hl);
+	*sp_hl = xcalloc(cnt + msg_count, sizeof(hostlist_t *));
+	*count = 0;
+	for (int j = first; j >= 0 && j < cnt; j++) {
+		if (bit_test(sw_bm, j))
+			_subtree_split(table, nodes_bitmap, j, &msg_count,
+				       *sp_hl, count);
+	}
+	/* Nodes under no switch: a message each, as tree. */
+	for (int j = 0; (node_ptr = next_node_bitmap(nodes_bitmap, &j)); j++) {
+		(*sp_hl)[*count] = hostlist_create(NULL);
+		hostlist_push_host((*sp_hl)[(*count)++], node_ptr->name);
+	}
+	FREE_NULL_BITMAP(nodes_bitmap);
+	FREE_NULL_BITMAP(sw_bm);
+	return depth;
 }

@@ -17,7 +17,6 @@
  *  there it only unpacks and prints topology and answers get_node_addr.
 \*****************************************************************************/
 
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +164,28 @@ static topognn_ctx_t *_load_for_build(void)
 	return ctx;
 }
 
+/*
+ * TopologyParam options of Slurm's topology/tree and topology/block, said
+ * once per configuration in slurmctld's log: what topognn does with each
+ * (docs/slurm-plugin.md, parity table). RoutePart and the rest Slurm's
+ * common code serves need no line.
+ */
+static void _log_topology_params(void)
+{
+	const char *tp = slurm_conf.topology_param;
+
+	if (xstrcasestr(tp, "SwitchAsNodeRank"))
+		info("TopologyParam=SwitchAsNodeRank: nodes ranked by their leaf (group of the graph), as topology/tree");
+	if (xstrcasestr(tp, "RouteTree"))
+		info("TopologyParam=RouteTree: messages split as topology/tree on the graph's switches");
+	if (xstrcasestr(tp, "TopoOptional"))
+		info("TopologyParam=TopoOptional: only jobs with --switches are placed by topology; others get Slurm's selection, as topology/tree");
+	if (xstrcasestr(tp, "BlockAsNodeRank"))
+		info("TopologyParam=BlockAsNodeRank ignored: it is topology/block's; topology/topognn ranks nodes by the graph (SwitchAsNodeRank: by leaf)");
+	if (xstrcasestr(tp, "TopoMaxSizeUnroll"))
+		info("TopologyParam=TopoMaxSizeUnroll ignored: Slurm applies it under topology/block only (job sizes are not unrolled)");
+}
+
 extern int topognn_p_build_config(void)
 {
 	topognn_ctx_t *ctx, *old;
@@ -172,6 +193,7 @@ extern int topognn_p_build_config(void)
 	if (!running_in_slurmctld() || !node_record_count)
 		return SLURM_SUCCESS;
 	ctx = _load_for_build();
+	_log_topology_params();
 	if (ctx && ctx->conf.mode != TOPOGNN_MODE_OFF)
 		topognn_telem_start(ctx);
 	slurm_rwlock_wrlock(&topognn_lock);
@@ -193,7 +215,8 @@ extern int topology_p_eval_nodes(topology_eval_t *topo_eval)
 	return rc;
 }
 
-/* --exclusive=topo: extend the mask to whole groups. */
+/* --exclusive=topo: extend the mask to whole groups (the groups of the
+ * graph: a leaf switch's nodes for a graph from topology.conf). */
 extern int topognn_p_whole_topo(bitstr_t *node_mask)
 {
 	slurm_rwlock_rdlock(&topognn_lock);
@@ -227,6 +250,29 @@ extern bitstr_t *topognn_p_get_bitmap(char *name)
 }
 
 /*
+ * TopologyParam=SwitchAsNodeRank, as topology/tree: every node of a leaf
+ * (a group of the graph: one per leaf switch of a topology.conf) gets the
+ * leaf's number, 1 up in the graph's order; nodes outside the graph keep
+ * theirs. In every Mode, as tree ranks whatever selects the nodes.
+ */
+static bool _rank_by_leaf(topognn_ctx_t *ctx)
+{
+	node_record_t *node_ptr;
+
+	for (int i = 0; (node_ptr = next_node(&i)); i++) {
+		int h = place_cluster_find_host(ctx->cluster, node_ptr->name);
+		int g = (h >= 0) ? place_cluster_host_group(ctx->cluster, h) :
+				   -1;
+
+		if (g < 0)
+			continue;
+		node_ptr->node_rank = g + 1;
+		debug("node=%s rank=%d", node_ptr->name, g + 1);
+	}
+	return true;
+}
+
+/*
  * Rank nodes in the graph's host order (group by group), so that Slurm's
  * consecutive best fit, and anything else walking the node table, sees
  * groups as contiguous index ranges. Nodes the graph lacks rank last.
@@ -245,6 +291,8 @@ extern bool topognn_p_generate_node_ranking(void)
 	ranked_ctx = ctx;	/* kept for build_config, see ranked_ctx */
 	ranked_loaded = true;
 	slurm_mutex_unlock(&ranked_lock);
+	if (ctx && xstrcasestr(slurm_conf.topology_param, "SwitchAsNodeRank"))
+		return _rank_by_leaf(ctx);
 	/* Mode=off leaves the node order alone, as topology/tree does. */
 	if (!ctx || ctx->conf.mode == TOPOGNN_MODE_OFF)
 		return false;
@@ -295,69 +343,61 @@ extern int topognn_p_get_node_addr(char *node_name, char **paddr,
 	return common_topo_get_node_addr(node_name, paddr, ppattern);
 }
 
-static int _tree_depth(int count, uint16_t tree_width)
+/*
+ * Outside slurmctld (slurmd forwarding, srun, libslurm callers), the first
+ * RouteTree split builds topology/tree's table for the graph once, as tree
+ * builds its own there: the node table from slurm.conf if the process has
+ * none, then the graph mapped onto it.
+ */
+static void _route_table_init(void)
 {
-	if (count <= 1 || tree_width < 2)
-		return 1;
-	return ceil(log2(count * (tree_width - 1) + 1) / log2(tree_width));
+	static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+	static bool done = false;
+	topognn_ctx_t *ctx;
+
+	slurm_mutex_lock(&init_lock);
+	if (!done) {
+		done = true;
+		if (!node_record_count) {
+			init_node_conf();
+			build_all_nodeline_info(false, 0);
+			rehash_node();
+		}
+		ctx = _load(true);
+		slurm_rwlock_wrlock(&topognn_lock);
+		topognn_tree_build(ctx);
+		slurm_rwlock_unlock(&topognn_lock);
+		topognn_ctx_free(ctx);
+	}
+	slurm_mutex_unlock(&init_lock);
 }
 
 /*
- * With TopologyParam=RouteTree, slurmctld sends one message per group and
- * each group's first node fans out inside its group; otherwise, and outside
- * slurmctld, Slurm's plain tree-width split.
+ * TopologyParam=RouteTree: topology/tree's split (topognn_tree_split) on
+ * the switch table tree would build for the graph, in every process that
+ * forwards, as tree; otherwise Slurm's TreeWidth split (and RoutePart).
  */
 extern int topognn_p_split_hostlist(hostlist_t *hl, hostlist_t ***sp_hl,
 				    int *count, uint16_t tree_width)
 {
 	slurmctld_lock_t node_read_lock = { .node = READ_LOCK };
-	bitstr_t *nodes_bitmap = NULL, *part;
-	topognn_ctx_t *ctx;
-	int depth = 0, groups = 0;
+	bool ctld = running_in_slurmctld();
+	int depth;
 
-	if (!common_topo_route_tree() || !running_in_slurmctld())
+	if (!common_topo_route_tree())
 		return common_topo_split_hostlist_treewidth(hl, sp_hl, count,
 							    tree_width);
-	lock_slurmctld(node_read_lock);
+	if (ctld)
+		lock_slurmctld(node_read_lock);
+	else
+		_route_table_init();
 	slurm_rwlock_rdlock(&topognn_lock);
-	ctx = topognn_ctx;
-	if (!ctx || ctx->node_cnt != node_record_count ||
-	    hostlist2bitmap(hl, false, &nodes_bitmap) != SLURM_SUCCESS)
-		goto treewidth;
-	for (int g = 0; g < ctx->group_cnt; g++) {
-		if (bit_overlap_any(ctx->group_bitmap[g], nodes_bitmap))
-			groups++;
-	}
-	if (bit_overlap_any(ctx->unmapped_bitmap, nodes_bitmap))
-		groups++;
-	if (groups < 2)
-		goto treewidth;
-
-	*sp_hl = xcalloc(groups, sizeof(hostlist_t *));
-	*count = 0;
-	part = bit_alloc(bit_size(nodes_bitmap));
-	for (int g = 0; g <= ctx->group_cnt; g++) {
-		bitstr_t *gb = (g < ctx->group_cnt) ? ctx->group_bitmap[g] :
-			       ctx->unmapped_bitmap;
-		int n;
-
-		bit_copybits(part, gb);
-		bit_and(part, nodes_bitmap);
-		if (!(n = bit_set_count(part)))
-			continue;
-		(*sp_hl)[(*count)++] = bitmap2hostlist(part);
-		depth = MAX(depth, _tree_depth(n, tree_width));
-	}
-	FREE_NULL_BITMAP(part);
-	FREE_NULL_BITMAP(nodes_bitmap);
+	depth = topognn_tree_split(hl, sp_hl, count, tree_width);
 	slurm_rwlock_unlock(&topognn_lock);
-	unlock_slurmctld(node_read_lock);
-	return depth + 1;
-
-treewidth:
-	FREE_NULL_BITMAP(nodes_bitmap);
-	slurm_rwlock_unlock(&topognn_lock);
-	unlock_slurmctld(node_read_lock);
+	if (ctld)
+		unlock_slurmctld(node_read_lock);
+	if (depth >= 0)
+		return depth;
 	return common_topo_split_hostlist_treewidth(hl, sp_hl, count,
 						    tree_width);
 }
@@ -411,7 +451,9 @@ extern int topognn_p_get(topology_data_t type, void *data)
 	{
 		int *exclusive_topo = data;
 
-		*exclusive_topo = 0;
+		/* --exclusive=topo keeps other jobs out of the job's groups
+		 * (topognn_p_whole_topo), as topology/block its blocks. */
+		*exclusive_topo = 1;
 		return SLURM_SUCCESS;
 	}
 	default:
@@ -468,6 +510,29 @@ static void _print_rec(topognn_topo_rec_t *r, char **out)
 }
 
 /*
+ * The record named name: the switch when a group has the same name (a
+ * graph converted from topology.conf names each group after its leaf, and
+ * tree prints the switch).
+ */
+static topognn_topo_rec_t *_find_rec(topoinfo_topognn_t *topoinfo,
+				     const char *name)
+{
+	topognn_topo_rec_t *group = NULL;
+
+	for (uint32_t i = 0; i < topoinfo->record_count; i++) {
+		topognn_topo_rec_t *r = &topoinfo->recs[i];
+
+		if (xstrcmp(r->name, name))
+			continue;
+		if (xstrcmp(r->kind, "group"))
+			return r;
+		if (!group)
+			group = r;
+	}
+	return group;
+}
+
+/*
  * scontrol show topology [NAME|NODES]: every record; the record named NAME;
  * else the records holding NODES. Since 25.05 scontrol may also pass a
  * unit (unit=NAME): only that record, and only if it holds NODES.
@@ -478,6 +543,7 @@ extern int topognn_p_topoinfo_print(void *topoinfo_ptr, char *nodes_list,
 	topoinfo_topognn_t *topoinfo = topoinfo_ptr;
 	bool have_nodes = nodes_list && nodes_list[0];
 	bool have_unit = unit && unit[0];
+	topognn_topo_rec_t *named;
 	int match_cnt = 0;
 
 	*out = NULL;
@@ -490,17 +556,16 @@ extern int topognn_p_topoinfo_print(void *topoinfo_ptr, char *nodes_list,
 			_print_rec(&topoinfo->recs[i], out);
 		return SLURM_SUCCESS;
 	}
-	for (uint32_t i = 0; !have_unit && i < topoinfo->record_count; i++) {
-		if (!xstrcmp(topoinfo->recs[i].name, nodes_list)) {
-			_print_rec(&topoinfo->recs[i], out);
-			return SLURM_SUCCESS;
-		}
+	if (!have_unit && (named = _find_rec(topoinfo, nodes_list))) {
+		_print_rec(named, out);
+		return SLURM_SUCCESS;
 	}
+	named = have_unit ? _find_rec(topoinfo, unit) : NULL;
 	for (uint32_t i = 0; i < topoinfo->record_count; i++) {
 		hostset_t *hs;
 		int match;
 
-		if (have_unit && xstrcmp(topoinfo->recs[i].name, unit))
+		if (have_unit && &topoinfo->recs[i] != named)
 			continue;
 		if (have_nodes) {
 			if (!topoinfo->recs[i].nodes || !topoinfo->recs[i].nodes[0])
