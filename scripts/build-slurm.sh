@@ -43,7 +43,8 @@ readonly SUPPORTED_VERSIONS="24.11.5 25.11.7 26.05.3"
 # and 26.05.3: the `git archive` snapshots of SchedMD's tags slurm-25-11-7-1
 # and slurm-26-05-3-1 (they include the generated configure, as SchedMD's git
 # does). SchedMD's release tarballs are accepted with TOPOGNN_SLURM_SHA256
-# until their sums are recorded here.
+# until their sums are recorded here: they cannot be yet, the project was
+# built offline and has never downloaded them (docs/admin-guide.md).
 declare -A TARBALL_SHA256=(
     [24.11.5]="e1a5547edd212c38b5e3230a284133f777b32746551f094aaa81cc4af375e332"
     [25.11.7]="2041f9e7007dfb60e2a299aa6d81e005dfb2862951de54f759066ae921777598"
