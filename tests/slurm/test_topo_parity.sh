@@ -18,7 +18,8 @@
 #     "queued and waiting for resources";
 #   scontrol show topology <switch> (24.11: NAME, 25.05+: switch=NAME): the
 #     switch record "SwitchName=l1 Level=0 LinkSpeed=25 Nodes=..." alone, and
-#     root's "SwitchName=root Level=2 LinkSpeed=400 Switches=sp[1-2]";
+#     root's "SwitchName=root Level=2 LinkSpeed=400 Nodes=n[001-008]
+#     Switches=sp[1-2]" (topognn adds " Kind=leaf|spine|core" last);
 #   TopologyParam=RouteTree (Slurm's test_133_1, tests/slurm/route_split.c):
 #     libslurm splits each hostlist into topology/tree's sublists, in order;
 #   --segment (25.05+): the job runs (tree ignores it; topognn says so once
@@ -181,13 +182,13 @@ topology_checks() {
     local out
     out=$(show_topo l1)
     if [[ "$(wc -l <<< "$out")" == 1 ]] &&
-       grep -Eq '^SwitchName=l1 Level=0 LinkSpeed=25 Nodes=n\[001,003\]$' <<< "$out"; then
+       grep -Eq '^SwitchName=l1 Level=0 LinkSpeed=25 Nodes=n\[001,003\]( Kind=leaf)?$' <<< "$out"; then
         pass "scontrol show topology l1: the switch record alone: $out"
     else
         fail "scontrol show topology l1: $out"
     fi
     out=$(show_topo root)
-    if grep -Eq '^SwitchName=root Level=2 LinkSpeed=400 Switches=sp\[1-2\]( |$)' <<< "$out"; then
+    if grep -Eq '^SwitchName=root Level=2 LinkSpeed=400 Nodes=n\[001-008\] Switches=sp\[1-2\]( Kind=core)?$' <<< "$out"; then
         pass "scontrol show topology root: $out"
     else
         fail "scontrol show topology root: $out"
@@ -255,13 +256,15 @@ param_log_checks() {
 }
 
 rank_checks() { # phase: "get_rank" (26.05 only) or "SwitchAsNodeRank"
-    local n order
+    local n order leaves
     if [[ "$1" == SwitchAsNodeRank ]]; then
+        # Slurm sorts by rank alone: inside a leaf the order is qsort's.
         order=$(timeout 10 scontrol show nodes -o | sed -n 's/^NodeName=\([^ ]*\).*/\1/p' | tr '\n' ' ')
-        if [[ "$order" == "n001 n003 n002 n004 n005 n007 n006 n008 " ]]; then
+        leaves=$(for n in $order; do n=$(( 10#${n#n} )); echo -n "l$(( (n - 1) / 4 * 2 + 2 - n % 2 )) "; done)
+        if [[ "$leaves" == "l1 l1 l2 l2 l3 l3 l4 l4 " ]]; then
             pass "SwitchAsNodeRank: nodes ordered by leaf: $order"
         else
-            fail "SwitchAsNodeRank: node order $order"
+            fail "SwitchAsNodeRank: node order $order (leaves $leaves)"
         fi
     elif [[ "$release" != 26.* ]]; then
         return 0
