@@ -143,19 +143,29 @@ static void test_defer_budget(void **st)
  * could save the job): su2 frees in 500 s. The share is the analytic
  * model's collective time of the set chosen now against the job's compute
  * per iteration. A prediction never replaces the limit in the budget. */
+/* The fragmented cluster and a heavy 3-host request with a 100000 s
+ * limit, deferred without a prediction; returns the communication share of
+ * the set chosen now. */
+static double fragmented_share(fx *f, place_request *r)
+{
+	place_decision d;
+
+	*r = heavy(3, 100000, 0);
+	fx_open(f, 0.5, 0);
+	fragmented(f);
+	assert_int_equal(place_decide(f->e, f->s, r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 1);
+	assert_true(d.chosen.comm_time_s > 0);
+	return d.chosen.comm_time_s / (r->comm.compute_s_per_iter + d.chosen.comm_time_s);
+}
+
 static void test_defer_own_gain(void **st)
 {
 	fx f;
 	place_decision d;
-	place_request r = heavy(3, 100000, 0);
-	double share;
+	place_request r;
+	double share = fragmented_share(&f, &r);
 
-	fx_open(&f, 0.5, 0);
-	fragmented(&f);
-	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
-	assert_int_equal(d.deferred, 1);
-	assert_true(d.chosen.comm_time_s > 0);
-	share = d.chosen.comm_time_s / (r.comm.compute_s_per_iter + d.chosen.comm_time_s);
 	/* 500 s is within the share of a predicted 2 x 500 / share */
 	r.predicted_runtime_s = 2 * 500 / share;
 	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
@@ -167,6 +177,35 @@ static void test_defer_own_gain(void **st)
 	assert_int_equal(d.deferred, 0);
 	assert_int_equal(d.chosen.groups, 2);
 	assert_non_null(strstr(d.defer_why, "communication in its predicted run time"));
+	fx_close(&f);
+}
+
+/* While at least 8 jobs wait, a predicted hold may also last as long as
+ * the queue is predicted to wait anyway: the time by which the hosts free
+ * (3 now, su2's 3 at 500 s, su1's 2 at 1000 s) cover the hosts it asks
+ * for. Fewer jobs, or a queue that fits now: the job's own share only. */
+static void test_defer_queue_drain(void **st)
+{
+	fx f;
+	place_decision d;
+	place_request r;
+	double share = fragmented_share(&f, &r);
+
+	r.predicted_runtime_s = 0.5 * 500 / share; /* its own share: 250 s */
+	place_state_set_queue(f.s, 8, 8);          /* drains at 1000 s */
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 1);
+	assert_true(d.defer_wait_s == 500);
+	place_state_set_queue(f.s, 8, 6);          /* drains at 500 s: still */
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 1);
+	place_state_set_queue(f.s, 8, 3);          /* fits now */
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	assert_non_null(strstr(d.defer_why, "the queue's predicted 0 s"));
+	place_state_set_queue(f.s, 7, 8);          /* too few jobs waiting */
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
 	fx_close(&f);
 }
 
@@ -295,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_defer_until_group_frees),
 		cmocka_unit_test(test_defer_budget),
 		cmocka_unit_test(test_defer_own_gain),
+		cmocka_unit_test(test_defer_queue_drain),
 		cmocka_unit_test(test_defer_not_applicable),
 		cmocka_unit_test(test_defer_slurm_node_map),
 		cmocka_unit_test(test_locality_wait_parse),

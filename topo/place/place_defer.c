@@ -18,9 +18,12 @@
  * (place_request.predicted_runtime_s, place_runtime.h) a hold must also be
  * short next to how long the job will really run: the predicted wait at
  * most the communication share of its predicted run time, the most the
- * better placement could save it (own_gain_bound). So a lightly loaded
- * cluster, where a better set frees late, does not make jobs wait. After it the job takes the best set
- * there is, so nothing starves. Only the model and gnn policies defer;
+ * better placement could save it (own_gain_bound), or, while the queue is
+ * loaded, at most how long the waiting jobs are predicted to wait anyway
+ * (queue_drain_s, from the running jobs' predicted ends). So a lightly
+ * loaded cluster, where a better set frees late, does not make jobs wait,
+ * and a busy one still keeps groups whole. After it the job takes the best
+ * set there is, so nothing starves. Only the model and gnn policies defer;
  * tree, linear and random never do.
  *
  * Allocates nothing (scratch in place_defer, sized at engine creation).
@@ -226,6 +229,35 @@ static double own_gain_bound(const place_request *r, const place_decision *out)
 	return all > 0 ? place_request_duration(r) * comm / all : 0;
 }
 
+/* How long the jobs waiting (this one included) are predicted to wait
+ * anyway: the time at which the hosts free by then, in the order their
+ * predicted ends free them (host_keys), cover the hosts the queue asks for
+ * (place_state_set_queue). 0 when they fit now, or when fewer than
+ * PLACE_HOLD_QUEUE_JOBS jobs wait: a lightly loaded cluster, where a burst
+ * of a few jobs drains in minutes and every hold shows in the wait. */
+static double queue_drain_s(const place_defer *d, const place_state *s, int nfree)
+{
+	if (s->queue_jobs < PLACE_HOLD_QUEUE_JOBS || s->queue_hosts <= 0)
+		return 0;
+	for (int i = 0; i < nfree; i++)
+		if (i + 1 >= s->queue_hosts)
+			return d->key[d->order[i]];
+	return nfree > 0 ? d->key[d->order[nfree - 1]] : 0;
+}
+
+/* The longest hold worth making, from predictions: what the job itself can
+ * gain (own_gain_bound) or, when the queue is loaded, how long it is
+ * predicted to wait anyway (queue_drain_s). A hold that ends before the
+ * queue could drain costs the others little: the hosts the job leaves go
+ * to backfill, and the groups the jobs behind it need stay whole. */
+static double hold_bound(const place_defer *d, const place_state *s, const place_request *r,
+			 const place_decision *out, int nfree)
+{
+	double own = own_gain_bound(r, out), q = queue_drain_s(d, s, nfree);
+
+	return q > own ? q : own;
+}
+
 static double budget(const place_config *cfg, const place_request *r)
 {
 	double b = cfg->locality_wait_frac * r->time_limit_s;
@@ -276,12 +308,13 @@ void place_defer_check(place_defer *d, const place_cluster *c, const place_state
 			 out->chosen.groups, out->min_groups, left);
 		return;
 	}
-	if (r->predicted_runtime_s > 0 && when > own_gain_bound(r, out)) {
+	if (r->predicted_runtime_s > 0 && when > hold_bound(d, s, r, out, nfree)) {
 		snprintf(out->defer_why, sizeof(out->defer_why),
-			 "%d groups (needs %d) predicted to free in %.0f s, more than the %.0f s of "
-			 "communication in its predicted run time of %.0f s: placed now over %d",
+			 "%d groups (needs %d) free in %.0f s, more than the %.0f s of "
+			 "communication in its predicted run time of %.0f s and the queue's "
+			 "predicted %.0f s: placed now over %d",
 			 best, out->min_groups, when, own_gain_bound(r, out),
-			 place_request_duration(r), out->chosen.groups);
+			 place_request_duration(r), queue_drain_s(d, s, nfree), out->chosen.groups);
 		return;
 	}
 	out->deferred = 1;

@@ -261,6 +261,12 @@ typedef struct place_defer {
 	uint8_t *mask;   /* per group: the reservation of a deferred job */
 } place_defer;
 
+/* With run-time predictions, a hold may last as long as the queue is
+ * predicted to wait anyway only while at least this many jobs wait
+ * (place_defer.c, queue_drain_s). Chosen among none, 4 and 8 on seeds 1-3
+ * of bench/placement scenarios 1 and 6 (docs/bench.md, issue 18). */
+#define PLACE_HOLD_QUEUE_JOBS 8
+
 int place_defer_init(place_defer *d, const place_cluster *c);
 void place_defer_free(place_defer *d);
 /* The job's own duration as the engine weighs it: its predicted run time
