@@ -326,7 +326,8 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 	cfg.locality_wait_frac = ctx->conf.locality_wait_frac;
 	cfg.locality_wait_cap_s = ctx->conf.locality_wait_cap_s;
 	cfg.model_path = ctx->conf.model_file;
-	if (!(ctx->engine = place_engine_new(ctx->cluster, &cfg, &err))) {
+	if (!(ctx->engine = place_engine_new(ctx->cluster, &cfg, &err)) ||
+	    place_gnn_register(ctx->engine, cfg.model_path, &err) < 0) {
 		_log_topo_error(ctx->conf.model_default ?
 				"the shipped model (Policy=gnn, no ModelFile=)" :
 				ctx->conf.model_file ? "ModelFile" : "engine",

@@ -1026,7 +1026,7 @@ int sim_run(const place_cluster *c, const topo_trace *trace, const sim_config *c
 	pc.locality_wait_frac = cfg->locality_wait_frac;
 	pc.locality_wait_cap_s = cfg->locality_wait_cap_s;
 	s.eng = place_engine_new(c, &pc, err);
-	if (!s.eng)
+	if (!s.eng || place_gnn_register(s.eng, pc.model_path, err) < 0)
 		goto out;
 	s.net = sim_net_new(c, err);
 	if (!s.net)
