@@ -26,6 +26,7 @@
  * Allocates nothing (scratch in place_defer, sized at engine creation).
  */
 #include "place_internal.h"
+#include "topo_num.h"
 
 #include <limits.h>
 #include <math.h>
@@ -61,11 +62,15 @@ void place_defer_free(place_defer *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* What a number in LocalityWait= may hold (topo_parse_double_n judges it). */
+#define NUMBER_CHARS "0123456789.+-eE"
+
 int place_locality_wait_parse(const char *s, double *frac, double *cap_s, char *why,
 			      size_t len)
 {
-	char *end;
+	const char *end;
 	double f, cap = 0;
+	size_t n;
 
 	if (!s || !*s) {
 		snprintf(why, len, "LocalityWait is empty");
@@ -75,8 +80,9 @@ int place_locality_wait_parse(const char *s, double *frac, double *cap_s, char *
 		*frac = *cap_s = 0;
 		return 0;
 	}
-	f = strtod(s, &end);
-	if (end == s || !(f >= 0 && f <= 10)) {
+	n = strspn(s, NUMBER_CHARS);
+	end = s + n;
+	if (topo_parse_double_n(s, n, 0, 10, &f) < 0) {
 		snprintf(why, len, "LocalityWait \"%s\": the share of the time limit must be a "
 			 "number from 0 to 10", s);
 		return -1;
@@ -84,8 +90,9 @@ int place_locality_wait_parse(const char *s, double *frac, double *cap_s, char *
 	if (*end == ',') {
 		const char *c = end + 1;
 
-		cap = strtod(c, &end);
-		if (end == c || !(cap >= 0 && cap <= 1e8)) {
+		n = strspn(c, NUMBER_CHARS);
+		end = c + n;
+		if (topo_parse_double_n(c, n, 0, 1e8, &cap) < 0) {
 			snprintf(why, len, "LocalityWait \"%s\": the cap must be a duration such "
 				 "as 7200, 120m or 2h", s);
 			return -1;
