@@ -62,15 +62,20 @@ void place_defer_free(place_defer *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* What a number in LocalityWait= may hold (topo_parse_double_n judges it). */
-#define NUMBER_CHARS "0123456789.+-eE"
+/* The number at the start of s, in [0, hi] (topo_parse_double_n judges the
+ * characters a number may hold): the text after it, or NULL. */
+static const char *leading_number(const char *s, double hi, double *out)
+{
+	size_t n = strspn(s, "0123456789.+-eE");
+
+	return topo_parse_double_n(s, n, 0, hi, out) < 0 ? NULL : s + n;
+}
 
 int place_locality_wait_parse(const char *s, double *frac, double *cap_s, char *why,
 			      size_t len)
 {
 	const char *end;
 	double f, cap = 0;
-	size_t n;
 
 	if (!s || !*s) {
 		snprintf(why, len, "LocalityWait is empty");
@@ -80,19 +85,13 @@ int place_locality_wait_parse(const char *s, double *frac, double *cap_s, char *
 		*frac = *cap_s = 0;
 		return 0;
 	}
-	n = strspn(s, NUMBER_CHARS);
-	end = s + n;
-	if (topo_parse_double_n(s, n, 0, 10, &f) < 0) {
+	if (!(end = leading_number(s, 10, &f))) {
 		snprintf(why, len, "LocalityWait \"%s\": the share of the time limit must be a "
 			 "number from 0 to 10", s);
 		return -1;
 	}
 	if (*end == ',') {
-		const char *c = end + 1;
-
-		n = strspn(c, NUMBER_CHARS);
-		end = c + n;
-		if (topo_parse_double_n(c, n, 0, 1e8, &cap) < 0) {
+		if (!(end = leading_number(end + 1, 1e8, &cap))) {
 			snprintf(why, len, "LocalityWait \"%s\": the cap must be a duration such "
 				 "as 7200, 120m or 2h", s);
 			return -1;
