@@ -197,6 +197,10 @@ int main(int argc, char **argv)
 	place_config_init(&cfg);
 	cfg.model_path = model;
 	e = place_engine_new(c, &cfg, &err);
+	if (e && place_gnn_register(e, model, &err) < 0) {
+		place_engine_free(e);
+		e = NULL;
+	}
 	if (!e)
 		fprintf(stderr, "place_latency: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 	/* the straightforward refresh, for comparison: a second engine */

@@ -215,12 +215,12 @@ static int run_scenario(const scenario *sc, const opts *o, const sim_comm_profil
 
 			sim_config_init(&cfg);
 			sim_config_set_policy(&cfg, r->names[p]);
-			cfg.seed = (unsigned)s + 1;
+			cfg.place.seed = (unsigned)s + 1;
 			cfg.profiles = prof;
 			cfg.nprofiles = nprof;
-			cfg.model_path = o->model;
-			cfg.locality_wait_frac = o->wait_frac;
-			cfg.locality_wait_cap_s = o->wait_cap_s;
+			cfg.place.model_path = o->model;
+			cfg.place.locality_wait_frac = o->wait_frac;
+			cfg.place.locality_wait_cap_s = o->wait_cap_s;
 			cfg.sharp_share = sc->sharp_share;
 			if (sc->gpus > 0)
 				cfg.gpus_per_host = sc->gpus;

@@ -56,10 +56,11 @@ typedef struct {
 	topognn_mode_t mode;	/* Mode= */
 	place_policy policy;	/* Policy= (enforce/shadow choice) */
 	bool policy_set;	/* Policy= was given (else ModelFile= implies gnn) */
-	int candidates;		/* Candidates= */
-	double frag_weight;	/* FragWeight= */
-	double locality_wait_frac; /* LocalityWait= share of the time limit */
-	double locality_wait_cap_s; /* LocalityWait= cap, seconds (0 none) */
+	/* the engine's configuration: Candidates= (candidates),
+	 * FragWeight= (frag_weight), LocalityWait= (locality_wait_frac,
+	 * locality_wait_cap_s); its model_path stays NULL: ModelFile= is
+	 * model_file, registered with place_gnn_register */
+	place_config place;
 	bool fatal_on_error;	/* FatalOnError= */
 	/* ClassRule= and Default*Class= lines, parsed by the engine's
 	 * classifier (topo/place_classify.h, docs/job-classes.md). */

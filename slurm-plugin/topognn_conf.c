@@ -37,10 +37,9 @@ extern void topognn_conf_init(topognn_conf_t *conf)
 	memset(conf, 0, sizeof(*conf));
 	conf->mode = TOPOGNN_MODE_ENFORCE;
 	conf->policy = PLACE_POLICY_MODEL;
-	conf->candidates = 32;
-	conf->frag_weight = 1.0;
-	conf->locality_wait_frac = PLACE_LOCALITY_WAIT_FRAC_DEFAULT;
-	conf->locality_wait_cap_s = PLACE_LOCALITY_WAIT_CAP_S_DEFAULT;
+	place_config_init(&conf->place);
+	conf->place.locality_wait_frac = PLACE_LOCALITY_WAIT_FRAC_DEFAULT;
+	conf->place.locality_wait_cap_s = PLACE_LOCALITY_WAIT_CAP_S_DEFAULT;
 	conf->fatal_on_error = false;
 	conf->heavy_bytes = 1e9;
 	conf->light_bytes = 1e6;
@@ -196,9 +195,9 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 			      file, line, val);
 			return -1;
 		}
-		conf->candidates = n;
+		conf->place.candidates = n;
 	} else if (!xstrcasecmp(key, "FragWeight")) {
-		if (_parse_double(val, &conf->frag_weight)) {
+		if (_parse_double(val, &conf->place.frag_weight)) {
 			error("%s:%d: FragWeight must be a number >= 0, not \"%s\"",
 			      file, line, val);
 			return -1;
@@ -206,8 +205,8 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 	} else if (!xstrcasecmp(key, "LocalityWait")) {
 		char why[256];
 
-		if (place_locality_wait_parse(val, &conf->locality_wait_frac,
-					      &conf->locality_wait_cap_s, why,
+		if (place_locality_wait_parse(val, &conf->place.locality_wait_frac,
+					      &conf->place.locality_wait_cap_s, why,
 					      sizeof(why))) {
 			error("%s:%d: %s", file, line, why);
 			return -1;

@@ -536,13 +536,19 @@ static int _enforce(topology_eval_t *topo_eval)
 	return rc;
 }
 
-static int _eval_enforce(topology_eval_t *topo_eval)
+/* fn, its time counted in the eval profile */
+static int _timed(int (*fn)(topology_eval_t *), topology_eval_t *topo_eval)
 {
 	double t0 = _now_us();
-	int rc = _enforce(topo_eval);
+	int rc = fn(topo_eval);
 
 	_prof_eval_done(t0);
 	return rc;
+}
+
+static int _eval_enforce(topology_eval_t *topo_eval)
+{
+	return _timed(_enforce, topo_eval);
 }
 
 /* Mode=off: topology/tree's evaluation on the graph's fabric, nothing else
@@ -554,11 +560,7 @@ static int _eval_tree(topology_eval_t *topo_eval)
 
 static int _eval_shadow(topology_eval_t *topo_eval)
 {
-	double t0 = _now_us();
-	int rc = _shadow(topo_eval);
-
-	_prof_eval_done(t0);
-	return rc;
+	return _timed(_shadow, topo_eval);
 }
 
 /* --segment (25.05+): topology/topognn, as topology/tree, has no segments;

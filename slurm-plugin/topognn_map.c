@@ -316,7 +316,6 @@ extern void topognn_ctx_map_nodes(topognn_ctx_t *ctx)
 extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 {
 	topognn_ctx_t *ctx = xmalloc(sizeof(*ctx));
-	place_config cfg;
 	topo_error err;
 
 	ctx->conf = *conf;
@@ -345,13 +344,8 @@ extern topognn_ctx_t *topognn_ctx_build(topognn_conf_t *conf, bool with_nodes)
 		      ctx->conf.graph_file);
 		goto fail;
 	}
-	place_config_init(&cfg);
-	cfg.candidates = ctx->conf.candidates;
-	cfg.frag_weight = ctx->conf.frag_weight;
-	cfg.locality_wait_frac = ctx->conf.locality_wait_frac;
-	cfg.locality_wait_cap_s = ctx->conf.locality_wait_cap_s;
-	cfg.model_path = ctx->conf.model_file;
-	if (!(ctx->engine = place_engine_new(ctx->cluster, &cfg, &err))) {
+	if (!(ctx->engine = place_engine_new(ctx->cluster, &ctx->conf.place, &err)) ||
+	    place_gnn_register(ctx->engine, ctx->conf.model_file, &err) < 0) {
 		_log_topo_error(ctx->conf.model_default ?
 				"the shipped model (Policy=gnn, no ModelFile=)" :
 				ctx->conf.model_file ? "ModelFile" : "engine",

@@ -158,7 +158,8 @@ static void test_refresh_once_per_state_version(void **state)
 	fx_free(&f);
 }
 
-/* place_config.model_path: the engine loads the model itself. */
+/* place_gnn_register: the set-up loads the model and installs it as the engine's
+ * gnn scorer; the engine owns it and names it in decisions. */
 static void test_engine_model_path(void **state)
 {
 	fx f;
@@ -172,12 +173,14 @@ static void test_engine_model_path(void **state)
 	fx_new(&f);
 	congest(&f);
 	place_config_init(&cfg);
-	cfg.model_path = MODEL;
 	e = place_engine_new(f.c, &cfg, &err);
 	assert_non_null(e);
+	assert_int_equal(place_gnn_register(e, MODEL, &err), 0);
+	assert_string_equal(place_engine_model_path(e), MODEL);
 	request(&r, 8);
 	assert_int_equal(place_decide(e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d), 0);
 	assert_int_equal(d.ok, 1);
+	assert_string_equal(d.model, MODEL);
 	assert_int_equal(d.chosen.nhosts, 8);
 	/* free hosts per group: 7, 5, 6, 6, so 8 hosts need two groups; tree
 	 * (the baseline) takes two; the gnn's pick is its cheapest candidate */
@@ -186,9 +189,18 @@ static void test_engine_model_path(void **state)
 	assert_true(d.nalternatives > 0);
 	assert_true(d.chosen.cost <= d.alternatives[0].cost);
 	place_engine_free(e);
-	cfg.model_path = MODELS_DIR "/no-such-model.json";
-	assert_null(place_engine_new(f.c, &cfg, &err));
+	/* a bad model is refused at registration and leaves the engine as it
+	 * was: the gnn policy has no scorer */
+	e = place_engine_new(f.c, &cfg, &err);
+	assert_non_null(e);
+	assert_int_equal(place_gnn_register(e, MODELS_DIR "/no-such-model.json", &err), -1);
 	assert_non_null(strstr(err.source, "no-such-model.json"));
+	assert_null(place_engine_model_path(e));
+	assert_int_equal(place_decide(e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d), -1);
+	assert_string_equal(d.reason, "no GNN model loaded");
+	/* registering no model is a no-op */
+	assert_int_equal(place_gnn_register(e, NULL, &err), 0);
+	place_engine_free(e);
 	fx_free(&f);
 }
 
@@ -208,9 +220,9 @@ static void test_explicit_refresh(void **state)
 	fx_new(&f);
 	congest(&f);
 	place_config_init(&cfg);
-	cfg.model_path = MODEL;
 	e = place_engine_new(f.c, &cfg, &err);
 	assert_non_null(e);
+	assert_int_equal(place_gnn_register(e, MODEL, &err), 0);
 	assert_int_equal(place_engine_refresh(e, f.s, why, sizeof(why)), 1);
 	assert_int_equal(place_engine_refresh(e, f.s, why, sizeof(why)), 0);
 	request(&r, 4);
@@ -362,9 +374,9 @@ static void test_ensemble(void **state)
 	assert_true(k[1].confidence == 0.5);
 	/* the engine copies the confidence into the decision */
 	place_config_init(&cfg);
-	cfg.model_path = ens;
 	e = place_engine_new(f.c, &cfg, &err);
 	assert_non_null(e);
+	assert_int_equal(place_gnn_register(e, ens, &err), 0);
 	{
 		place_request r;
 		place_decision d;

@@ -175,10 +175,10 @@ static void profiled_run(struct world *w, const topo_trace *t, place_policy p, u
 
 	sim_config_init(&cfg);
 	cfg.policy = p;
-	cfg.seed = seed;
+	cfg.place.seed = seed;
 	cfg.profiles = prof;
 	cfg.nprofiles = nprof;
-	cfg.locality_wait_frac = frac;
+	cfg.place.locality_wait_frac = frac;
 	if (sim_run(w->c, t, &cfg, m, &err))
 		fail_msg("sim: %s", err.text);
 }
@@ -519,10 +519,10 @@ static void test_lookahead_defer(void **state)
 
 		sim_config_init(&cfg);
 		assert_int_equal(sim_config_set_policy(&cfg, "lookahead-model"), 0);
-		cfg.seed = 1;
+		cfg.place.seed = 1;
 		cfg.profiles = prof;
 		cfg.nprofiles = 2;
-		cfg.locality_wait_frac = lw;
+		cfg.place.locality_wait_frac = lw;
 		if (sim_run(w.c, &t, &cfg, m, &err))
 			fail_msg("sim: %s", err.text);
 		assert_int_equal(m->started, 3);
@@ -602,7 +602,7 @@ static void switches_run(struct world *w, const topo_trace *t, double frac,
 	assert_string_equal(sim_config_policy_name(&cfg), "tree-switches");
 	cfg.profiles = prof;
 	cfg.nprofiles = 2;
-	cfg.locality_wait_frac = frac;
+	cfg.place.locality_wait_frac = frac;
 	if (sim_run(w->c, t, &cfg, m, &err))
 		fail_msg("sim: %s", err.text);
 	assert_string_equal(m->policy, "tree-switches");

@@ -243,7 +243,7 @@ int main(int argc, char **argv)
 			rc = 2;
 			goto out;
 		}
-		cfg.seed = o.seed;
+		cfg.place.seed = o.seed;
 		cfg.gpus_per_host = o.gpus;
 		cfg.backfill_depth = o.depth;
 		cfg.profiles = prof;
@@ -253,10 +253,10 @@ int main(int argc, char **argv)
 			free(list);
 			goto out;
 		}
-		cfg.model_path = o.model;
-		cfg.locality_wait_frac = o.wait_frac;
+		cfg.place.model_path = o.model;
+		cfg.place.locality_wait_frac = o.wait_frac;
 		cfg.sharp_share = o.sharp_share;
-		cfg.locality_wait_cap_s = o.wait_cap_s;
+		cfg.place.locality_wait_cap_s = o.wait_cap_s;
 		if (o.train_every > 0)
 			cfg.train_every = o.train_every;
 		/* samples come from the first policy's run only */

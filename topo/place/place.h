@@ -249,7 +249,9 @@ typedef struct place_config {
 	int candidates;           /* K, default 32 */
 	double frag_weight;       /* weight of fragmentation cost vs comm time, default 1 */
 	unsigned seed;            /* for the random policy */
-	const char *model_path;   /* GNN model file for the gnn policy; NULL: none */
+	const char *model_path;   /* GNN model file for the gnn policy; NULL: none.
+				   * The engine does not read it: whoever sets
+				   * the engine up passes it to place_gnn_register */
 	double hop_latency_us;    /* model: latency per cable hop per
 				   * collective step, default 0.5 */
 	/* LocalityWait: a heavy job whose best placement now spans more
@@ -285,6 +287,13 @@ typedef struct place_engine place_engine;
 TOPOGNN_EXPORT place_engine *place_engine_new(const place_cluster *c, const place_config *cfg,
 					      topo_error *err);
 TOPOGNN_EXPORT void place_engine_free(place_engine *e);
+
+/* Load the GNN model (or ensemble) at model_path and install it as e's gnn
+ * scorer, which e then owns (place_gnn.c; the engine itself does not
+ * depend on gnn-infer). model_path NULL: nothing to do, 0. Returns 0, or
+ * -1 with err (file, sentence) on a bad model file, a feature mismatch or
+ * no memory; e is then unchanged. */
+TOPOGNN_EXPORT int place_gnn_register(place_engine *e, const char *model_path, topo_error *err);
 
 /* Bring the scorers up to date with state s (the GNN's vertex features and
  * embeddings, the model's idle-group counts): call it after the state

@@ -29,6 +29,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,19 +147,30 @@ static const char *skip_bracket(const char *p)
 
 /* How many copies regcomp makes of the operand of the repetition at p:
  * 2 for '+', the larger bound + 1 for '{m}', '{m,}' and '{m,n}', 1 else. */
+static long interval_bound(const char *s, const char **end)
+{
+	size_t n = strspn(s, "0123456789");
+	long v = 0;
+
+	*end = s + n;
+	if (n && topo_parse_long_n(s, n, 0, LONG_MAX, &v) < 0)
+		v = LONG_MAX; /* more digits than a long holds: the largest */
+	return v;
+}
+
 static double copy_factor(const char *p)
 {
-	char *end;
+	const char *end;
 	long m, n;
 
 	if (*p == '+')
 		return 2;
 	if (*p != '{')
 		return 1;
-	m = strtol(p + 1, &end, 10);
+	m = interval_bound(p + 1, &end);
 	n = m;
 	if (*end == ',' && end[1] != '}')
-		n = strtol(end + 1, &end, 10);
+		n = interval_bound(end + 1, &end);
 	if (m < 0 || n < 0)
 		return 1; /* not an interval: regcomp refuses it */
 	return (double)(m > n ? m : n) + 1;

@@ -18,8 +18,8 @@
  * All memory is allocated in place_engine_new(); place_decide() allocates
  * nothing (tests/test_place.c checks this by counting malloc calls).
  */
-#include "place_gnn.h"
 #include "place_internal.h"
+#include "place_scorer.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,8 +82,6 @@ struct place_engine {
 	place_cands cands;
 	place_tree *tree;
 	place_model *model;
-	place_gnn *gnn;        /* loaded from cfg.model_path, or NULL */
-	char *model_path;      /* the engine's copy; cfg.model_path points here */
 	scorer_slot slot[PLACE_POLICY_COUNT]; /* model and gnn */
 	uint64_t rng;
 	int *stamp;
@@ -99,8 +97,9 @@ void place_engine_free(place_engine *e)
 	place_cands_free(&e->cands);
 	place_tree_free(e->tree);
 	place_model_free(e->model);
-	place_gnn_free(e->gnn);
-	free(e->model_path);
+	for (int p = 0; p < PLACE_POLICY_COUNT; p++)
+		if (e->slot[p].set && e->slot[p].s.destroy)
+			e->slot[p].s.destroy(e->slot[p].s.ctx);
 	free(e->stamp);
 	free(e->out_hosts);
 	free(e->picked);
@@ -151,19 +150,7 @@ place_engine *place_engine_new(const place_cluster *c, const place_config *cfg, 
 		goto oom;
 	place_model_scorer(e->model, &e->slot[PLACE_POLICY_MODEL].s);
 	e->slot[PLACE_POLICY_MODEL].set = 1;
-	if (e->cfg.model_path) {
-		if (!(e->model_path = strdup(e->cfg.model_path)))
-			goto oom;
-		e->cfg.model_path = e->model_path;
-		e->gnn = place_gnn_new(c, e->cfg.model_path, e->cfg.candidates + 1,
-				       e->cfg.frag_weight, e->cfg.hop_latency_us, err);
-		if (!e->gnn) {
-			place_engine_free(e);
-			return NULL;
-		}
-		place_gnn_scorer(e->gnn, &e->slot[PLACE_POLICY_GNN].s);
-		e->slot[PLACE_POLICY_GNN].set = 1;
-	}
+	e->cfg.model_path = NULL; /* not the engine's: place_gnn_register's */
 	return e;
 oom:
 	place_engine_free(e);
@@ -177,6 +164,9 @@ int place_engine_set_scorer(place_engine *e, place_policy policy, const place_sc
 		return -1;
 	if (!scorer || !scorer->score)
 		return -1;
+	if (e->slot[policy].set && e->slot[policy].s.destroy &&
+	    e->slot[policy].s.ctx != scorer->ctx)
+		e->slot[policy].s.destroy(e->slot[policy].s.ctx);
 	e->slot[policy].s = *scorer;
 	e->slot[policy].set = 1;
 	e->slot[policy].state = NULL;
@@ -186,7 +176,17 @@ int place_engine_set_scorer(place_engine *e, place_policy policy, const place_sc
 
 const char *place_engine_model_path(const place_engine *e)
 {
-	return e->gnn ? e->model_path : NULL;
+	return e->slot[PLACE_POLICY_GNN].set ? e->slot[PLACE_POLICY_GNN].s.model : NULL;
+}
+
+const place_cluster *place_engine_cluster(const place_engine *e)
+{
+	return e->c;
+}
+
+const place_config *place_engine_config(const place_engine *e)
+{
+	return &e->cfg;
 }
 
 const char *place_engine_scorer_name(const place_engine *e, place_policy policy)
@@ -351,9 +351,8 @@ int place_decide(place_engine *e, const place_state *s, const place_request *r,
 	memset(out, 0, sizeof(*out));
 	out->policy = policy;
 	out->baseline_policy = baseline;
-	if ((policy == PLACE_POLICY_GNN || baseline == PLACE_POLICY_GNN) &&
-	    place_engine_model_path(e) && e->slot[PLACE_POLICY_GNN].s.ctx == e->gnn)
-		out->model = e->model_path;
+	if (policy == PLACE_POLICY_GNN || baseline == PLACE_POLICY_GNN)
+		out->model = place_engine_model_path(e);
 	if (policy < 0 || policy >= PLACE_POLICY_COUNT || baseline < 0 ||
 	    baseline >= PLACE_POLICY_COUNT) {
 		snprintf(out->reason, sizeof(out->reason), "unknown policy");

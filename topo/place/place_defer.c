@@ -29,6 +29,7 @@
  * Allocates nothing (scratch in place_defer, sized at engine creation).
  */
 #include "place_internal.h"
+#include "topo_num.h"
 
 #include <limits.h>
 #include <math.h>
@@ -64,10 +65,19 @@ void place_defer_free(place_defer *d)
 	memset(d, 0, sizeof(*d));
 }
 
+/* The number at the start of s, in [0, hi] (topo_parse_double_n judges the
+ * characters a number may hold): the text after it, or NULL. */
+static const char *leading_number(const char *s, double hi, double *out)
+{
+	size_t n = strspn(s, "0123456789.+-eE");
+
+	return topo_parse_double_n(s, n, 0, hi, out) < 0 ? NULL : s + n;
+}
+
 int place_locality_wait_parse(const char *s, double *frac, double *cap_s, char *why,
 			      size_t len)
 {
-	char *end;
+	const char *end;
 	double f, cap = 0;
 
 	if (!s || !*s) {
@@ -78,17 +88,13 @@ int place_locality_wait_parse(const char *s, double *frac, double *cap_s, char *
 		*frac = *cap_s = 0;
 		return 0;
 	}
-	f = strtod(s, &end);
-	if (end == s || !(f >= 0 && f <= 10)) {
+	if (!(end = leading_number(s, 10, &f))) {
 		snprintf(why, len, "LocalityWait \"%s\": the share of the time limit must be a "
 			 "number from 0 to 10", s);
 		return -1;
 	}
 	if (*end == ',') {
-		const char *c = end + 1;
-
-		cap = strtod(c, &end);
-		if (end == c || !(cap >= 0 && cap <= 1e8)) {
+		if (!(end = leading_number(end + 1, 1e8, &cap))) {
 			snprintf(why, len, "LocalityWait \"%s\": the cap must be a duration such "
 				 "as 7200, 120m or 2h", s);
 			return -1;

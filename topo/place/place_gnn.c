@@ -42,6 +42,7 @@ struct place_gnn {
 	int32_t *members; /* max_sets x nhosts */
 	unsigned long refreshes;
 	int ready;        /* embeddings valid */
+	char *path;       /* the model file, as the decisions name it */
 };
 
 void place_gnn_free(place_gnn *g)
@@ -61,6 +62,7 @@ void place_gnn_free(place_gnn *g)
 	free(g->votes);
 	free(g->set_off);
 	free(g->members);
+	free(g->path);
 	free(g);
 }
 
@@ -187,6 +189,8 @@ place_gnn *place_gnn_new(const place_cluster *c, const char *model_path, int max
 		goto oom;
 	g->c = c;
 	g->max_sets = max_sets > 0 ? max_sets : 1;
+	if (!(g->path = strdup(model_path)))
+		goto oom;
 	if (load_models(g, model_path, err)) {
 		place_gnn_free(g);
 		return NULL;
@@ -366,5 +370,34 @@ static int place_gnn_score(void *ctx, const place_cluster *c, const place_state 
 
 void place_gnn_scorer(place_gnn *g, place_scorer *out)
 {
-	*out = (place_scorer){ .name = "gnn", .prepare = place_gnn_prepare, .score = place_gnn_score, .ctx = g };
+	*out = (place_scorer){ .name = "gnn", .prepare = place_gnn_prepare, .score = place_gnn_score,
+			       .ctx = g, .model = g->path };
+}
+
+static void place_gnn_destroy(void *ctx)
+{
+	place_gnn_free(ctx);
+}
+
+int place_gnn_register(place_engine *e, const char *model_path, topo_error *err)
+{
+	const place_config *cfg = place_engine_config(e);
+	place_scorer sc;
+	place_gnn *g;
+
+	topo_error_clear(err);
+	if (!model_path)
+		return 0;
+	g = place_gnn_new(place_engine_cluster(e), model_path, cfg->candidates + 1,
+			  cfg->frag_weight, cfg->hop_latency_us, err);
+	if (!g)
+		return -1;
+	place_gnn_scorer(g, &sc);
+	sc.destroy = place_gnn_destroy;
+	if (place_engine_set_scorer(e, PLACE_POLICY_GNN, &sc) < 0) {
+		place_gnn_free(g);
+		topo_error_set(err, model_path, 0, "the engine refused the GNN scorer");
+		return -1;
+	}
+	return 0;
 }

@@ -3,7 +3,8 @@
  *
  * The engine keeps one scorer per policy. The analytic `model` scorer is
  * built in; the GNN scorer is plugged in by whoever loads a model
- * (place_engine_set_scorer), so the engine does not depend on gnn-infer.
+ * (place_gnn_register at set-up: the plugin, the simulator, the tools), so
+ * the engine (place_decide.c) does not depend on gnn-infer.
  *
  * prepare() runs once per state version (e.g. to refresh node embeddings),
  * not once per job; score() runs on every decision and must not allocate.
@@ -38,9 +39,16 @@ typedef struct place_scorer {
 		     const place_request *r, place_candidate *cands, int n, char *reason,
 		     size_t len);
 	void *ctx;
+	/* Optional: the model file the scorer ranks with (decisions name it
+	 * under the gnn policy), and the ctx's destructor: when set, the
+	 * engine owns ctx and destroys it when freed or when the slot is
+	 * set again. */
+	const char *model;
+	void (*destroy)(void *ctx);
 } place_scorer;
 
-/* Install `scorer` (copied; ctx stays the caller's) for `policy` (model or
+/* Install `scorer` (copied; ctx stays the caller's unless scorer->destroy
+ * is set) for `policy` (model or
  * gnn). Returns 0, or -1 for a policy that has no scorer (linear, tree,
  * random pick their hosts themselves; they are still costed by `model`). */
 int place_engine_set_scorer(place_engine *e, place_policy policy, const place_scorer *scorer);
@@ -48,7 +56,12 @@ int place_engine_set_scorer(place_engine *e, place_policy policy, const place_sc
 /* Name of the scorer that costs candidates under `policy` ("model", the
  * installed GNN scorer's name, or NULL for gnn without a model). */
 const char *place_engine_scorer_name(const place_engine *e, place_policy policy);
-/* The GNN model file the engine loaded (place_config.model_path), or NULL. */
+/* The model file of the scorer installed for gnn (place_scorer.model), or NULL. */
 const char *place_engine_model_path(const place_engine *e);
+
+/* What a scorer is built for: the engine's cluster and its configuration
+ * (defaults filled in). */
+const place_cluster *place_engine_cluster(const place_engine *e);
+const place_config *place_engine_config(const place_engine *e);
 
 #endif

@@ -24,6 +24,7 @@
  * dragonfly mode.
  */
 #include "place_internal.h"
+#include "topo_uf.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -42,13 +43,6 @@ struct place_tree {
 	uint8_t *sel, *in_top;
 	int *uf;
 };
-
-static int uf_find(int *uf, int x)
-{
-	while (uf[x] != x)
-		x = uf[x] = uf[uf[x]];
-	return x;
-}
 
 void place_tree_free(place_tree *t)
 {
@@ -90,7 +84,7 @@ static void join_components(place_tree *t, const place_cluster *c, int by_group)
 			if (spine_owner[s] < 0)
 				spine_owner[s] = sw;
 			else
-				t->uf[uf_find(t->uf, sw)] = uf_find(t->uf, spine_owner[s]);
+				topo_uf_union(t->uf, sw, spine_owner[s]);
 		}
 	}
 	free(spine_owner);
@@ -115,7 +109,7 @@ static int add_top_level(place_tree *t, const place_cluster *c, int by_group)
 		if (ed->kind == TOPO_E_FABRIC && ed->state != TOPO_LINK_DOWN &&
 		    topo_graph_vertex(g, ed->a)->kind == TOPO_V_SWITCH &&
 		    topo_graph_vertex(g, ed->b)->kind == TOPO_V_SWITCH)
-			uf[uf_find(uf, ed->a)] = uf_find(uf, ed->b);
+			topo_uf_union(uf, ed->a, ed->b);
 	}
 	top_of = malloc(((size_t)c->nvertices + 1) * sizeof(int));
 	if (!top_of) {
@@ -134,7 +128,7 @@ static int add_top_level(place_tree *t, const place_cluster *c, int by_group)
 			up = t->parent[sw] >= 0 ? t->parent[sw] : sw;
 			if (t->parent[up] >= 0 && t->parent[up] != up)
 				continue;
-			fc = uf_find(uf, c->leaf_vid[l]);
+			fc = topo_uf_find(uf, c->leaf_vid[l]);
 			if (pass == 0) {
 				/* -1 none, -2 - x: one switch x so far, >= 0: several */
 				if (top_of[fc] == -1)
@@ -197,12 +191,12 @@ place_tree *place_tree_new(const place_cluster *c)
 		comp_sw[i] = -1;
 	t->nsw = t->nleaf;
 	for (int i = 0; i < t->nleaf; i++) {
-		int root = uf_find(t->uf, i);
+		int root = topo_uf_find(t->uf, i);
 
 		t->parent[i] = -1;
 		k = 0;
 		for (int j = 0; j < t->nleaf && k < 2; j++)
-			k += uf_find(t->uf, j) == root;
+			k += topo_uf_find(t->uf, j) == root;
 		if (k < 2)
 			continue;
 		if (comp_sw[root] < 0) {

@@ -27,7 +27,7 @@
 /* The defaults of topognn-sim (docs/simulator.md): tree placement on DGX
  * H100 hosts (8 GPUs, 112 cores). */
 static const sim_config default_config = {
-	.policy = PLACE_POLICY_TREE, .seed = 1,
+	.policy = PLACE_POLICY_TREE,
 	.gpus_per_host = 8, .cores_per_host = 112,
 	.backfill_depth = 100, .train_every = 10,
 	.lookahead_k = 8, .lookahead_horizon_s = 24 * 3600.0, .lookahead_wait_weight = 0.3,
@@ -37,6 +37,7 @@ static const sim_config default_config = {
 void sim_config_init(sim_config *cfg)
 {
 	*cfg = default_config;
+	place_config_init(&cfg->place); /* seed 1 */
 }
 
 /* The engine policies told run-time predictions instead of limits. */
@@ -341,7 +342,7 @@ static void keep_held(sim *s, int qi, int idx, const place_decision *d)
  * time limit, cap), as the job_submit rule would ask (0: none). */
 static double switch_budget(const sim *s, const sjob *j)
 {
-	double b = s->cfg->locality_wait_frac * j->req, cap = s->cfg->locality_wait_cap_s;
+	double b = s->cfg->place.locality_wait_frac * j->req, cap = s->cfg->place.locality_wait_cap_s;
 
 	return cap > 0 && b > cap ? cap : b;
 }
@@ -902,11 +903,11 @@ static void init_jobs(sim *s, const topo_trace *tr)
 		if (j->heavy) {
 			uint64_t key = (uint64_t)t->id * 2 + (uint64_t)t->source;
 
-			j->comm = cfg->profiles[sim_comm_profile_draw(cfg->nprofiles, cfg->seed, key)]
+			j->comm = cfg->profiles[sim_comm_profile_draw(cfg->nprofiles, cfg->place.seed, key)]
 					  .comm;
 			/* SHARP users: a share of the heavy jobs, drawn per job */
 			j->comm.sharp = cfg->sharp_share > 0 &&
-					sim_comm_profile_draw(1000, cfg->seed ^ 0x5a5a5a5au, key) <
+					sim_comm_profile_draw(1000, cfg->place.seed ^ 0x5a5a5a5au, key) <
 						cfg->sharp_share * 1000;
 		}
 	}
@@ -1008,7 +1009,6 @@ int sim_run(const place_cluster *c, const topo_trace *trace, const sim_config *c
 		 sim_metrics *m, topo_error *err)
 {
 	sim s;
-	place_config pc;
 	int rc = -1;
 
 	topo_error_clear(err);
@@ -1020,19 +1020,14 @@ int sim_run(const place_cluster *c, const topo_trace *trace, const sim_config *c
 	s.C = cfg->cores_per_host > 0 ? cfg->cores_per_host : 112;
 	s.ngroups = place_cluster_ngroups(c) + 1; /* + a trailing pseudo-group */
 	s.nj = trace->njobs;
-	place_config_init(&pc);
-	pc.seed = cfg->seed;
-	pc.model_path = cfg->model_path;
-	pc.locality_wait_frac = cfg->locality_wait_frac;
-	pc.locality_wait_cap_s = cfg->locality_wait_cap_s;
-	s.eng = place_engine_new(c, &pc, err);
-	if (!s.eng)
+	s.eng = place_engine_new(c, &cfg->place, err);
+	if (!s.eng || place_gnn_register(s.eng, cfg->place.model_path, err) < 0)
 		goto out;
 	s.net = sim_net_new(c, err);
 	if (!s.net)
 		goto out;
 	if (cfg->training &&
-	    !(s.feat = place_features_new(c, pc.frag_weight, pc.hop_latency_us))) {
+	    !(s.feat = place_features_new(c, cfg->place.frag_weight, cfg->place.hop_latency_us))) {
 		topo_error_set(err, "", 0, "out of memory building the training features");
 		goto out;
 	}

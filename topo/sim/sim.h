@@ -33,13 +33,16 @@ enum { SIM_RT_LIMIT = 0, SIM_RT_LEARNED, SIM_RT_ORACLE };
 
 typedef struct sim_config {
 	place_policy policy;
-	unsigned seed;            /* comm profile draw and the random policy */
+	/* the engine's configuration (place_config_init's defaults): its seed
+	 * also draws the comm profiles; model_path is registered for the gnn
+	 * policy (place_gnn_register); locality_wait_*: heavy jobs may be
+	 * deferred under model and gnn, both 0 (default): never */
+	place_config place;
 	int gpus_per_host;        /* host capacity when the graph has no GPU parts; default 8 */
 	int cores_per_host;       /* default 112 */
 	const sim_comm_profile *profiles; /* drawn for multi-node jobs */
 	int nprofiles;
 	int backfill_depth;       /* queued jobs examined per backfill pass, default 100 */
-	const char *model_path;   /* for the gnn policy */
 	/* progress: called every ~1% of jobs with (done, total); NULL = none */
 	void (*progress)(void *ctx, int done, int total);
 	void *progress_ctx;
@@ -59,7 +62,7 @@ typedef struct sim_config {
 	int lookahead;            /* 0: plain `policy` */
 	/* tree-switches (policy tree): every heavy job asks topology/tree for
 	 * --switches=<fewest leaf switches it fits in on the empty
-	 * cluster>@<min(locality_wait_frac x its time limit, cap)>, with
+	 * cluster>@<min(place.locality_wait_frac x its time limit, cap)>, with
 	 * Slurm 24.11's semantics (docs/simulator.md) */
 	int tree_switches;
 	/* what the engine is told of jobs' durations: SIM_RT_LIMIT (time
@@ -78,10 +81,6 @@ typedef struct sim_config {
 	FILE *decision_log;
 	place_policy log_baseline; /* shadow policy recorded in the log, default tree */
 	double log_epoch;          /* timestamp of simulated time 0, default 1.7e9 */
-	/* waiting for locality (place_config.locality_wait_*): heavy jobs may
-	 * be deferred under model and gnn; both 0 (default): never */
-	double locality_wait_frac;
-	double locality_wait_cap_s;
 	/* SHARP users (place_comm.sharp): this share 0..1 of the heavy jobs,
 	 * drawn per job from the seed; default 0 */
 	double sharp_share;

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,7 +64,7 @@ static int layer(sim_comm_profile *p, char *line, const char *path, int lineno, 
 int sim_comm_profile_load(sim_comm_profile *p, const char *path, topo_error *err)
 {
 	FILE *f;
-	char *buf = NULL, *end;
+	char *buf = NULL;
 	const char *base = strrchr(path, '/');
 	size_t cap = 0;
 	int lineno = 0, rc = 0;
@@ -87,8 +88,10 @@ int sim_comm_profile_load(sim_comm_profile *p, const char *path, topo_error *err
 				rc = -1;
 			}
 		} else if (lineno == 2) {
-			expect = strtol(buf, &end, 10);
-			if (end == buf || expect < 1 || strspn(end, "\t ") != strlen(end)) {
+			size_t n = strcspn(buf, "\t ");
+
+			if (topo_parse_long_n(buf, n, 1, LONG_MAX, &expect) < 0 ||
+			    strspn(buf + n, "\t ") != strlen(buf + n)) {
 				topo_error_set(err, path, 2, "should hold the layer count");
 				rc = -1;
 			}

@@ -34,6 +34,7 @@
  * instead: it is an estimate, this is the simulator's ground truth.
  */
 #include "sim_internal.h"
+#include "topo_uf.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -74,13 +75,6 @@ static int res_nvl_up(const sim_net *n, int h) { return 2 * n->H * n->R + 2 * n-
 static int res_nvl_down(const sim_net *n, int h)
 {
 	return 2 * n->H * n->R + 2 * n->NC + 2 * n->P + n->H + h;
-}
-
-static int uf_find(int *p, int x)
-{
-	while (p[x] != x)
-		x = p[x] = p[p[x]];
-	return x;
 }
 
 /* The leaf-spine cable between switch vertices a and b, if one end is a
@@ -170,7 +164,7 @@ static int build_switches(sim_net *n, const topo_graph *g, int *vid_leaf, double
 		b = topo_graph_vertex(g, ed->b);
 		if (a->kind == TOPO_V_SWITCH && b->kind == TOPO_V_SWITCH &&
 		    a->level != TOPO_LEVEL_CORE && b->level != TOPO_LEVEL_CORE)
-			uf[uf_find(uf, ed->a)] = uf_find(uf, ed->b);
+			topo_uf_union(uf, ed->a, ed->b);
 	}
 	n->P = 0;
 	n->leaf_pod = calloc((size_t)n->L + 1, sizeof(int));
@@ -178,7 +172,7 @@ static int build_switches(sim_net *n, const topo_graph *g, int *vid_leaf, double
 	if (!n->leaf_pod || !*pod_up)
 		goto fail;
 	for (int v = 0; v < nv; v++) {
-		int r = uf_find(uf, v);
+		int r = topo_uf_find(uf, v);
 
 		if (vid_leaf[v] < 0)
 			continue;
@@ -200,7 +194,7 @@ static int build_switches(sim_net *n, const topo_graph *g, int *vid_leaf, double
 		/* pod up-links: spine <-> core */
 		if ((a->level == TOPO_LEVEL_CORE) != (b->level == TOPO_LEVEL_CORE)) {
 			int s = a->level == TOPO_LEVEL_CORE ? ed->b : ed->a;
-			int r = root_pod[uf_find(uf, s)];
+			int r = root_pod[topo_uf_find(uf, s)];
 
 			if (r >= 0)
 				(*pod_up)[r] += gb;
