@@ -426,6 +426,31 @@ out:
 	return rc;
 }
 
+/* One machine's text into c's graph; c is freed. */
+static int load_one(lctx *c, const char *host, const char *source, const char *text, size_t len,
+		    const topo_nic_rules *rules)
+{
+	int rc = -1;
+
+	if (machine_add(c, host, source, text, len) == 0)
+		rc = build(c, source, rules);
+	machines_free(c);
+	return rc;
+}
+
+int topo_load_lldp_mem(topo_graph *g, const char *host, const char *text, size_t len,
+		       const char *source, const topo_nic_rules *rules, topo_error *err)
+{
+	lctx c = { NULL, 0, NULL, NULL, g, err };
+
+	topo_error_clear(err);
+	if (len > LLDP_MAX_BYTES) {
+		topo_error_set(err, source, 0, "larger than %u bytes", LLDP_MAX_BYTES);
+		return -1;
+	}
+	return load_one(&c, host, source, text, len, rules);
+}
+
 /* ---- live: running lldpcli ------------------------------------------------ */
 
 static long now_ms(void)
@@ -537,9 +562,7 @@ int topo_load_lldp_live(topo_graph *g, const char *hostname, const char *socket,
 	}
 	if (!(text = run_lldpcli(socket, timeout_ms, &len, err)))
 		return -1;
-	if (machine_add(&c, hostname, "lldpcli", text, len) == 0)
-		rc = build(&c, "lldpcli", rules);
+	rc = load_one(&c, hostname, "lldpcli", text, len, rules);
 	free(text);
-	machines_free(&c);
 	return rc;
 }
