@@ -276,10 +276,10 @@ static void mark_switches(lctx *c)
 /* ROOT/class/net/IF/...: the RDMA device and the speed (Mb/s, -1 unknown). */
 static void sysfs_nic(const char *root, const char *ifname, char *rdma, size_t len, long *mbps)
 {
-	char path[4096], buf[32];
+	char path[4096], *text;
 	struct dirent *de;
+	size_t n;
 	DIR *d;
-	FILE *f;
 
 	rdma[0] = '\0';
 	*mbps = -1;
@@ -292,15 +292,15 @@ static void sysfs_nic(const char *root, const char *ifname, char *rdma, size_t l
 				memcpy(rdma, de->d_name, strlen(de->d_name) + 1);
 		closedir(d);
 	}
+	/* a sysfs attribute: a regular file of one page at most */
 	if ((size_t)snprintf(path, sizeof(path), "%s/class/net/%s/speed", root, ifname) <
 		    sizeof(path) &&
-	    (f = fopen(path, "r"))) {
+	    (text = topo_read_input(path, 0, 4096, &n, NULL))) {
 		long v;
 
-		if (fgets(buf, sizeof(buf), f) &&
-		    topo_parse_long_n(buf, strcspn(buf, "\n"), -1, LONG_MAX, &v) == 0)
+		if (topo_parse_long_n(text, strcspn(text, "\n"), -1, LONG_MAX, &v) == 0)
 			*mbps = v; /* -1: the link is down */
-		fclose(f);
+		free(text);
 	}
 }
 
