@@ -20,7 +20,8 @@
 #       _build/fuzz/NAME.corpus (the next run starts from it); with
 #       --update-corpus it is minimised (-merge=1) back into fuzz/corpus/NAME/,
 #       keeping every regression input (names starting with regress- or
-#       fuzz_) whatever coverage it adds. Commit fuzz/counts.tsv with the
+#       fuzz_) whatever coverage it adds; a target at its goal or past
+#       TOPOGNN_FUZZ_UNTIL is then only minimised. Commit fuzz/counts.tsv with the
 #       corpus. The seed is random unless TOPOGNN_FUZZ_SEED is set, so that
 #       runs which add up do not repeat each other.
 # TARGET is a name such as topognn_conf (default: every fuzz/fuzz_*.c).
@@ -157,46 +158,13 @@ count_add() {
 interrupted=0
 trap 'interrupted=1' INT TERM
 
-status=0
-for target in "${targets[@]}"; do
-	name=$(basename "$target" .c)
-	corpus_name=${name#fuzz_}
-	if [[ $long == 1 ]]; then
-		done_runs=$(count_of "$corpus_name")
-		runs=$((goal - done_runs))
-		if [[ $runs -le 0 ]]; then
-			echo "fuzz: $name has $done_runs executions in $counts, at the goal of $goal"
-			continue
-		fi
-		if [[ -n ${until_epoch:-} ]]; then
-			left=$((until_epoch - $(date +%s)))
-			[[ $left -lt $seconds ]] && seconds=$left
-			if [[ $seconds -le 0 ]]; then
-				echo "fuzz: past TOPOGNN_FUZZ_UNTIL, $name not run"
-				continue
-			fi
-		fi
-	fi
-	[[ $interrupted == 1 ]] && break
-	echo "fuzz: building $name"
-	clang "${cflags[@]}" "$target" "${objs[@]}" "${libs[@]}" -o "$out/$name"
-	if [[ $long == 1 ]]; then
-		work=$out/$corpus_name.corpus
-		mkdir -p "$work"
-	else
-		work=$(mktemp -d)
-	fi
-	[[ -d fuzz/corpus/$corpus_name ]] && cp -r "fuzz/corpus/$corpus_name/." "$work/"
-	echo "fuzz: running $name for at most ${seconds}s and $runs executions"
-	# a target may ship LeakSanitizer suppressions for leaks inside a library
-	supp=fuzz/${corpus_name}.supp
-	lsan=""
-	[[ -f $supp ]] && lsan="suppressions=$PWD/$supp"
-	dict=()
+# Run target $name on work corpus $work for $runs executions and $seconds
+# seconds; in long mode add its executions to $counts when it found nothing.
+run_target() {
+	local dict=() maxlen=() rc=0 execs rate
 	[[ -f fuzz/${corpus_name}.dict ]] && dict=(-dict="fuzz/${corpus_name}.dict")
-	maxlen=()
 	[[ -n $(max_len "$corpus_name") ]] && maxlen=(-max_len="$(max_len "$corpus_name")")
-	rc=0
+	echo "fuzz: running $name for at most ${seconds}s and $runs executions"
 	ASAN_OPTIONS=$(asan_options "$corpus_name") LSAN_OPTIONS="$lsan" "$out/$name" "${dict[@]}" \
 		"${maxlen[@]}" -seed="${TOPOGNN_FUZZ_SEED:-$seed}" -runs="$runs" -max_total_time="$seconds" \
 		-timeout="${TOPOGNN_FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 -print_final_stats=1 \
@@ -220,6 +188,46 @@ for target in "${targets[@]}"; do
 		echo "fuzz: $name total $(count_of "$corpus_name") executions of $goal ($counts)"
 	elif [[ $long == 1 ]]; then
 		echo "fuzz: $name: the run failed, its executions are not counted"
+	fi
+}
+
+status=0
+for target in "${targets[@]}"; do
+	name=$(basename "$target" .c)
+	corpus_name=${name#fuzz_}
+	skip=""
+	if [[ $long == 1 ]]; then
+		done_runs=$(count_of "$corpus_name")
+		runs=$((goal - done_runs))
+		[[ $runs -le 0 ]] && skip="has $done_runs executions in $counts, at the goal of $goal"
+		if [[ -n ${until_epoch:-} ]]; then
+			left=$((until_epoch - $(date +%s)))
+			[[ $left -lt $seconds ]] && seconds=$left
+			[[ $seconds -le 0 ]] && skip="not run: past TOPOGNN_FUZZ_UNTIL"
+		fi
+		# nothing to run and nothing to minimise
+		if [[ -n $skip && $update == 0 ]]; then
+			echo "fuzz: $name $skip"
+			continue
+		fi
+	fi
+	[[ $interrupted == 1 ]] && break
+	echo "fuzz: building $name"
+	clang "${cflags[@]}" "$target" "${objs[@]}" "${libs[@]}" -o "$out/$name"
+	if [[ $long == 1 ]]; then
+		work=$out/$corpus_name.corpus
+		mkdir -p "$work"
+	else
+		work=$(mktemp -d)
+	fi
+	[[ -d fuzz/corpus/$corpus_name ]] && cp -r "fuzz/corpus/$corpus_name/." "$work/"
+	# a target may ship LeakSanitizer suppressions for leaks inside a library
+	lsan=""
+	[[ -f fuzz/${corpus_name}.supp ]] && lsan="suppressions=$PWD/fuzz/${corpus_name}.supp"
+	if [[ -z $skip ]]; then
+		run_target
+	else
+		echo "fuzz: $name $skip; minimising its corpus only"
 	fi
 	if [[ $long == 1 && $update == 1 ]]; then
 		update_corpus "$corpus_name" "$work" "$out/$name"
