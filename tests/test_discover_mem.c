@@ -19,6 +19,9 @@
 
 #define NVSMI FIXTURES_DIR "/nvidia-smi/gb200-nvl72x2/gb200-r01-t01.txt"
 #define LLDP FIXTURES_DIR "/lldp/netns-2leaf-1spine/rleaf1.json"
+/* fuzz_lldp's first finding: a host whose neighbours are all switches made a
+ * fabric with no NIC, and qsort got a NULL array (UBSan, -fsanitize=nonnull) */
+#define LLDP_NO_NIC FIXTURES_DIR "/lldp/fuzz-switch-only.json"
 
 static char *slurp(const char *path, size_t *len)
 {
@@ -71,6 +74,13 @@ static void test_lldp_mem(void **st)
 	assert_non_null(strstr(err.text, "no \"lldp\" object"));
 	assert_int_equal(topo_load_lldp_mem(g, "h", "{", 1, "h.json", NULL, &err), -1);
 	assert_string_equal(err.source, "h.json");
+	topo_graph_free(g);
+	free(text);
+	/* a loaded graph or an error, no undefined behaviour (sanitizer builds) */
+	text = slurp(LLDP_NO_NIC, &len);
+	g = topo_graph_new();
+	if (topo_load_lldp_mem(g, "host01", text, len, "host01.json", NULL, &err) < 0)
+		assert_true(err.text[0] != '\0');
 	topo_graph_free(g);
 	free(text);
 }
