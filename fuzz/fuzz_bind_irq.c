@@ -3,7 +3,8 @@
  *   0: a CPU list (parse, format, parse again: same set),
  *   1: /proc/interrupts of a small fake tree (load + audit),
  *   2: an IRQ state file (restore on the fake tree).
- * The fake tree lives in a mkdtemp directory made once per process.
+ * The fake tree lives in a mkdtemp directory made once per process, on
+ * $TMPDIR, else /dev/shm (tmpfs: inputs 1 and 2 write a file each), else /tmp.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
 #include "bind_cpuset.h"
 #include "bind_irq.h"
 
-static char root[64], proc[96], sys[96], state[96];
+static char root[512], proc[600], sys[600], state[600];
 
 static void put(const char *path, const void *data, size_t len)
 {
@@ -29,11 +30,13 @@ static void put(const char *path, const void *data, size_t len)
 
 static void setup(void)
 {
-	char path[256], dev[256];
+	const char *t = getenv("TMPDIR");
+	char path[1024], dev[1024];
 
 	if (root[0])
 		return;
-	snprintf(root, sizeof(root), "/tmp/fuzz_bind_irq.XXXXXX");
+	snprintf(root, sizeof(root), "%s/fuzz_bind_irq.XXXXXX",
+		 t && *t ? t : access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
 	if (!mkdtemp(root))
 		abort();
 	snprintf(proc, sizeof(proc), "%s/proc", root);
@@ -88,7 +91,7 @@ static void fuzz_cpulist(const char *text)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	bind_roots r = { proc, sys, 1 };
-	char path[256];
+	char path[1024];
 	topo_error err;
 
 	setup();

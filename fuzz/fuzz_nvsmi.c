@@ -1,25 +1,24 @@
 /*
- * fuzz_nvsmi: libFuzzer target of the nvidia-smi reader
- * (topo_load_nvidia_smi_dir): each input is one host's `nvidia-smi -q`
- * output, DIR/host01.txt. Any input must load or fail with an error, never
- * crash, leak or trip a sanitizer.
+ * fuzz_nvsmi: libFuzzer target of the nvidia-smi reader: each input is one
+ * host's `nvidia-smi -q` output, read by topo_load_nvidia_smi_mem, the code
+ * the directory reader (topo_load_nvidia_smi_dir) runs on each DIR/HOST.txt.
+ * Any input must load or fail with an error, never crash, leak or trip a
+ * sanitizer.
  */
 #include <stddef.h>
 #include <stdint.h>
 
-#include "fuzz_dir_input.h"
 #include "topo_graph.h"
 #include "topo_nvsmi.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	const char *dir = fuzz_dir_input("host01.txt", data, size);
-	topo_graph *g;
+	topo_graph *g = topo_graph_new();
 	topo_error err;
 
-	if (!dir || !(g = topo_graph_new()))
-		return 0;
-	(void)topo_load_nvidia_smi_dir(g, dir, &err);
+	if (g)
+		(void)topo_load_nvidia_smi_mem(g, "host01", (const char *)data, size, "host01.txt",
+					       &err);
 	topo_graph_free(g);
 	return 0;
 }

@@ -9,12 +9,21 @@
 #       (default 1; 0 = libFuzzer's random seed), on a scratch copy of the
 #       corpus, so a failure can be replayed and the repository is untouched.
 #   scripts/fuzz.sh --long [--update-corpus] [TARGET...]
-#       long mode: each target until TOPOGNN_FUZZ_LONG_RUNS executions
-#       (default 10 million) or TOPOGNN_FUZZ_LONG_SECONDS (default 3600),
-#       whichever comes first. The grown corpus stays in _build/fuzz/NAME.corpus;
-#       with --update-corpus it is minimised (-merge=1) back into
-#       fuzz/corpus/NAME/, keeping every regression input (names starting
-#       with regress- or fuzz_) whatever coverage it adds.
+#       long mode, cumulative over runs and sessions: fuzz/counts.tsv keeps
+#       each target's total executions; a run adds its executions there only
+#       when it ended without a crash, leak or timeout (an interrupted run,
+#       SIGINT/SIGTERM, counts too: it found nothing). Each target runs until
+#       its total reaches TOPOGNN_FUZZ_LONG_RUNS (default 10 million; a target
+#       already there is skipped), for at most TOPOGNN_FUZZ_LONG_SECONDS
+#       (default 3600) and not past TOPOGNN_FUZZ_UNTIL (a `date -d` time,
+#       e.g. 10:45), whichever comes first. The grown corpus stays in
+#       _build/fuzz/NAME.corpus (the next run starts from it); with
+#       --update-corpus it is minimised (-merge=1) back into fuzz/corpus/NAME/,
+#       keeping every regression input (names starting with regress- or
+#       fuzz_) whatever coverage it adds; a target at its goal or past
+#       TOPOGNN_FUZZ_UNTIL is then only minimised. Commit fuzz/counts.tsv with the
+#       corpus. The seed is random unless TOPOGNN_FUZZ_SEED is set, so that
+#       runs which add up do not repeat each other.
 # TARGET is a name such as topognn_conf (default: every fuzz/fuzz_*.c).
 # An input that runs longer than TOPOGNN_FUZZ_TIMEOUT seconds (default 30,
 # wall clock: on a loaded shared machine one second of CPU can take ten)
@@ -46,15 +55,23 @@ else
 	targets=(fuzz/fuzz_*.c)
 fi
 if [[ $long == 1 ]]; then
-	runs=${TOPOGNN_FUZZ_LONG_RUNS:-10000000}
+	goal=${TOPOGNN_FUZZ_LONG_RUNS:-10000000}
+	seed=0 # random: runs that add up must not repeat each other's inputs
 	seconds=${TOPOGNN_FUZZ_LONG_SECONDS:-3600}
+	if [[ -n ${TOPOGNN_FUZZ_UNTIL:-} ]]; then
+		until_epoch=$(date -d "$TOPOGNN_FUZZ_UNTIL" +%s)
+	fi
 else
 	runs=${TOPOGNN_FUZZ_RUNS:-300000}
+	seed=1
 fi
 
 out=_build/fuzz
 mkdir -p "$out"
+# FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION (the name OSS-Fuzz uses) lowers
+# limits whose legal maximum only slows fuzzing (topo_hostlist.h)
 cflags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+	-DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
 	-Ignn-infer -I_build/default -DHAVE_IBNETDISC=1
 	# where place_model_file.c looks for the shipped model (as configure sets them)
 	-DTOPOGNN_DEFAULT_MODEL='"default.json"' -DTOPOGNN_PKGDATADIR='"/usr/share/topognn"'
@@ -87,7 +104,7 @@ corpus_size() {
 update_corpus() {
 	local name=$1 work=$2 bin=$3 merged
 	merged=$(mktemp -d)
-	ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS="$lsan" "$bin" -merge=1 -rss_limit_mb=2048 \
+	ASAN_OPTIONS=$(asan_options "$name") LSAN_OPTIONS="$lsan" "$bin" -merge=1 -rss_limit_mb=2048 \
 		-timeout="${TOPOGNN_FUZZ_TIMEOUT:-30}" -artifact_prefix="$out/fuzz_$name-merge-" \
 		"$merged" "fuzz/corpus/$name" "$work" >"$out/fuzz_$name.merge.log" 2>&1
 	mkdir -p "fuzz/corpus/$name"
@@ -99,10 +116,102 @@ update_corpus() {
 	echo "fuzz: fuzz/corpus/$name minimised: $(corpus_size "fuzz/corpus/$name")"
 }
 
+# ASan options of target $1. Allocation stacks come from the fast
+# (frame-pointer) unwinder, except for hwloc_xml: its LeakSanitizer
+# suppression (hwloc_xml.supp) names hwloc_topology_load, which only the slow
+# unwinder sees through libhwloc's frames. The slow unwinder on every malloc
+# cost the other targets most of their time (netq: 48 exec/s against 829).
+asan_options() {
+	[[ $1 == hwloc_xml ]] && echo fast_unwind_on_malloc=0 || echo fast_unwind_on_malloc=1
+}
+
+# libFuzzer's -max_len for target $1 (empty: libFuzzer's own, the larger of
+# 4096 and the largest corpus input). A larger input than the target reads
+# only wastes executions: hostlist skips inputs over 512 bytes (an
+# expression is a few terms).
+max_len() {
+	case $1 in
+	hostlist) echo 512 ;;
+	esac
+}
+
+# fuzz/counts.tsv: TARGET, total executions, clean runs, last run (UTC).
+counts=fuzz/counts.tsv
+count_of() {
+	awk -v t="$1" '$1 == t { print $2; f = 1 } END { if (!f) print 0 }' "$counts" 2>/dev/null ||
+		echo 0
+}
+# Add $2 executions to target $1 (under a lock: two runs may share the file).
+count_add() {
+	(
+		flock 9
+		[[ -f $counts ]] || printf '# target\texecutions\tclean runs\tlast run (UTC)\n' >"$counts"
+		awk -v t="$1" -v n="$2" -v d="$(date -u +%Y-%m-%dT%H:%MZ)" 'BEGIN { OFS = "\t" }
+			/^#/ { print; next }
+			$1 == t { $2 += n; $3 += 1; $4 = d; f = 1 }
+			{ print }
+			END { if (!f) print t, n, 1, d }' "$counts" >"$counts.tmp"
+		mv "$counts.tmp" "$counts"
+	) 9>"$out/counts.lock"
+}
+
+interrupted=0
+trap 'interrupted=1' INT TERM
+
+# Run target $name on work corpus $work for $runs executions and $seconds
+# seconds; in long mode add its executions to $counts when it found nothing.
+run_target() {
+	local dict=() maxlen=() rc=0 execs rate
+	[[ -f fuzz/${corpus_name}.dict ]] && dict=(-dict="fuzz/${corpus_name}.dict")
+	[[ -n $(max_len "$corpus_name") ]] && maxlen=(-max_len="$(max_len "$corpus_name")")
+	echo "fuzz: running $name for at most ${seconds}s and $runs executions"
+	ASAN_OPTIONS=$(asan_options "$corpus_name") LSAN_OPTIONS="$lsan" "$out/$name" "${dict[@]}" \
+		"${maxlen[@]}" -seed="${TOPOGNN_FUZZ_SEED:-$seed}" -runs="$runs" -max_total_time="$seconds" \
+		-timeout="${TOPOGNN_FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$out/$name-" "$work" >"$out/$name.log" 2>&1 || rc=$?
+	# 72: libFuzzer's exit on SIGINT/SIGTERM, after its final statistics
+	if [[ $rc == 72 ]] && grep -q 'run interrupted' "$out/$name.log"; then
+		echo "fuzz: $name interrupted"
+		interrupted=1
+		rc=0
+	fi
+	if [[ $rc != 0 ]]; then
+		echo "fuzz: $name FAILED; tail of $out/$name.log:"
+		tail -n 40 "$out/$name.log"
+		status=1
+	fi
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$name.log" | tail -n 1)
+	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/$name.log" | tail -n 1)
+	echo "fuzz: $name runs=${execs:-?} exec/s=${rate:-?} corpus=$(corpus_size "$work")"
+	if [[ $long == 1 && $rc == 0 && -n $execs ]]; then
+		count_add "$corpus_name" "$execs"
+		echo "fuzz: $name total $(count_of "$corpus_name") executions of $goal ($counts)"
+	elif [[ $long == 1 ]]; then
+		echo "fuzz: $name: the run failed, its executions are not counted"
+	fi
+}
+
 status=0
 for target in "${targets[@]}"; do
 	name=$(basename "$target" .c)
 	corpus_name=${name#fuzz_}
+	skip=""
+	if [[ $long == 1 ]]; then
+		done_runs=$(count_of "$corpus_name")
+		runs=$((goal - done_runs))
+		[[ $runs -le 0 ]] && skip="has $done_runs executions in $counts, at the goal of $goal"
+		if [[ -n ${until_epoch:-} ]]; then
+			left=$((until_epoch - $(date +%s)))
+			[[ $left -lt $seconds ]] && seconds=$left
+			[[ $seconds -le 0 ]] && skip="not run: past TOPOGNN_FUZZ_UNTIL"
+		fi
+		# nothing to run and nothing to minimise
+		if [[ -n $skip && $update == 0 ]]; then
+			echo "fuzz: $name $skip"
+			continue
+		fi
+	fi
+	[[ $interrupted == 1 ]] && break
 	echo "fuzz: building $name"
 	clang "${cflags[@]}" "$target" "${objs[@]}" "${libs[@]}" -o "$out/$name"
 	if [[ $long == 1 ]]; then
@@ -112,26 +221,13 @@ for target in "${targets[@]}"; do
 		work=$(mktemp -d)
 	fi
 	[[ -d fuzz/corpus/$corpus_name ]] && cp -r "fuzz/corpus/$corpus_name/." "$work/"
-	echo "fuzz: running $name for at most ${seconds}s and $runs executions"
 	# a target may ship LeakSanitizer suppressions for leaks inside a library
-	supp=fuzz/${corpus_name}.supp
 	lsan=""
-	[[ -f $supp ]] && lsan="suppressions=$PWD/$supp"
-	dict=()
-	[[ -f fuzz/${corpus_name}.dict ]] && dict=(-dict="fuzz/${corpus_name}.dict")
-	if ! ASAN_OPTIONS=fast_unwind_on_malloc=0 LSAN_OPTIONS="$lsan" "$out/$name" "${dict[@]}" \
-		-seed="${TOPOGNN_FUZZ_SEED:-1}" -runs="$runs" -max_total_time="$seconds" \
-		-timeout="${TOPOGNN_FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 -print_final_stats=1 \
-		-artifact_prefix="$out/$name-" "$work" >"$out/$name.log" 2>&1; then
-		echo "fuzz: $name FAILED; tail of $out/$name.log:"
-		tail -n 40 "$out/$name.log"
-		status=1
-	fi
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$name.log" | tail -n 1)
-	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/$name.log" | tail -n 1)
-	echo "fuzz: $name runs=${execs:-?} exec/s=${rate:-?} corpus=$(corpus_size "$work")"
-	if [[ $long == 1 && ${execs:-0} -lt $runs ]]; then
-		echo "fuzz: $name stopped by the time limit at ${execs:-?} executions, below $runs"
+	[[ -f fuzz/${corpus_name}.supp ]] && lsan="suppressions=$PWD/fuzz/${corpus_name}.supp"
+	if [[ -z $skip ]]; then
+		run_target
+	else
+		echo "fuzz: $name $skip; minimising its corpus only"
 	fi
 	if [[ $long == 1 && $update == 1 ]]; then
 		update_corpus "$corpus_name" "$work" "$out/$name"

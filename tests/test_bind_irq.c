@@ -366,8 +366,14 @@ static void test_malformed(void **unused)
 	affinity_path(&t, 106, path, sizeof(path));
 	assert_int_equal(unlink(path), 0);
 	assert_int_equal(mkdir(path, 0755), 0);
-	expect_load_error(&t, "/proc/irq/106/smp_affinity_list", 0, "cannot read: Is a directory");
+	expect_load_error(&t, "/proc/irq/106/smp_affinity_list", 0,
+			  "is a directory, not a regular file");
 	assert_int_equal(rmdir(path), 0);
+
+	/* a FIFO: refused at once (topo_open_input), never read (it would block) */
+	assert_int_equal(mkfifo(path, 0644), 0);
+	expect_load_error(&t, "/proc/irq/106/smp_affinity_list", 0, "is a FIFO, not a regular file");
+	assert_int_equal(unlink(path), 0);
 
 	/* a missing file */
 	expect_load_error(&t, "/proc/irq/106/smp_affinity_list", 0,

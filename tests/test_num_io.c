@@ -88,9 +88,27 @@ static void test_open_input(void **state)
 	assert_int_equal(topo_open_input(file, 0, 1, &err), -1);
 	assert_string_equal(err.text, "file is larger than 1 bytes (it has 2)");
 	unlink(lnk);
+	/* a missing file: errno stays ENOENT (bind_irq tells missing from unreadable) */
+	errno = 0;
+	assert_int_equal(topo_open_input(lnk, 0, 1024, &err), -1);
+	assert_int_equal(errno, ENOENT);
 	unlink(file);
 	unlink(fifo);
 	rmdir(dir);
+	/* kernel files: regular, st_size 0, read to EOF within the limit */
+	{
+		struct stat st;
+		char *text;
+
+		assert_int_equal(stat("/proc/self/status", &st), 0);
+		assert_int_equal(st.st_size, 0);
+		text = topo_read_input("/proc/self/status", 0, 1 << 20, &len, &err);
+		assert_non_null(text);
+		assert_true(len > 0 && strstr(text, "Name:") == text);
+		free(text);
+		assert_null(topo_read_input("/proc/self/status", 0, 8, &len, &err));
+		assert_string_equal(err.text, "file is larger than 8 bytes");
+	}
 }
 
 static void test_parse_long(void **state)

@@ -337,15 +337,20 @@ static int declare_nodes(topo_ethfabric *f, topo_fabric *fb, topo_error *err)
 	uint64_t guid = 0;
 	char desc[600];
 
-	qsort(f->sw, (size_t)f->nsw, sizeof(*f->sw), cmp_sw);
-	qsort(f->nic, (size_t)f->nnic, sizeof(*f->nic), cmp_nic);
+	/* qsort's array may not be NULL, even with no element (a fabric of
+	 * switches only has no NIC array: found by fuzz_lldp) */
+	if (f->nsw > 0)
+		qsort(f->sw, (size_t)f->nsw, sizeof(*f->sw), cmp_sw);
+	if (f->nnic > 0)
+		qsort(f->nic, (size_t)f->nnic, sizeof(*f->nic), cmp_nic);
 	for (int i = 0; i < f->nsw; i++) {
 		eswitch *s = &f->sw[i];
 		topo_fabric_node n = { TOPO_FNODE_SWITCH, 0, 0, s->name, 0 };
 
 		if (!s->used)
 			continue;
-		qsort(s->ports, (size_t)s->nports, sizeof(char *), cmp_port);
+		if (s->nports > 0)
+			qsort(s->ports, (size_t)s->nports, sizeof(char *), cmp_port);
 		s->guid = n.guid = ++guid;
 		n.nports = s->nports > 0 ? s->nports : 1;
 		if (n.nports > 255) {

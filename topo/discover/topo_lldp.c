@@ -276,10 +276,10 @@ static void mark_switches(lctx *c)
 /* ROOT/class/net/IF/...: the RDMA device and the speed (Mb/s, -1 unknown). */
 static void sysfs_nic(const char *root, const char *ifname, char *rdma, size_t len, long *mbps)
 {
-	char path[4096], buf[32];
+	char path[4096], *text;
 	struct dirent *de;
+	size_t n;
 	DIR *d;
-	FILE *f;
 
 	rdma[0] = '\0';
 	*mbps = -1;
@@ -292,15 +292,15 @@ static void sysfs_nic(const char *root, const char *ifname, char *rdma, size_t l
 				memcpy(rdma, de->d_name, strlen(de->d_name) + 1);
 		closedir(d);
 	}
+	/* a sysfs attribute: a regular file of one page at most */
 	if ((size_t)snprintf(path, sizeof(path), "%s/class/net/%s/speed", root, ifname) <
 		    sizeof(path) &&
-	    (f = fopen(path, "r"))) {
+	    (text = topo_read_input(path, 0, 4096, &n, NULL))) {
 		long v;
 
-		if (fgets(buf, sizeof(buf), f) &&
-		    topo_parse_long_n(buf, strcspn(buf, "\n"), -1, LONG_MAX, &v) == 0)
+		if (topo_parse_long_n(text, strcspn(text, "\n"), -1, LONG_MAX, &v) == 0)
 			*mbps = v; /* -1: the link is down */
-		fclose(f);
+		free(text);
 	}
 }
 
@@ -426,6 +426,31 @@ out:
 	return rc;
 }
 
+/* One machine's text into c's graph; c is freed. */
+static int load_one(lctx *c, const char *host, const char *source, const char *text, size_t len,
+		    const topo_nic_rules *rules)
+{
+	int rc = -1;
+
+	if (machine_add(c, host, source, text, len) == 0)
+		rc = build(c, source, rules);
+	machines_free(c);
+	return rc;
+}
+
+int topo_load_lldp_mem(topo_graph *g, const char *host, const char *text, size_t len,
+		       const char *source, const topo_nic_rules *rules, topo_error *err)
+{
+	lctx c = { NULL, 0, NULL, NULL, g, err };
+
+	topo_error_clear(err);
+	if (len > LLDP_MAX_BYTES) {
+		topo_error_set(err, source, 0, "larger than %u bytes", LLDP_MAX_BYTES);
+		return -1;
+	}
+	return load_one(&c, host, source, text, len, rules);
+}
+
 /* ---- live: running lldpcli ------------------------------------------------ */
 
 static long now_ms(void)
@@ -537,9 +562,7 @@ int topo_load_lldp_live(topo_graph *g, const char *hostname, const char *socket,
 	}
 	if (!(text = run_lldpcli(socket, timeout_ms, &len, err)))
 		return -1;
-	if (machine_add(&c, hostname, "lldpcli", text, len) == 0)
-		rc = build(&c, "lldpcli", rules);
+	rc = load_one(&c, hostname, "lldpcli", text, len, rules);
 	free(text);
-	machines_free(&c);
 	return rc;
 }

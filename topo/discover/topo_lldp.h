@@ -35,6 +35,12 @@
 int topo_load_lldp_dir(topo_graph *g, const char *dir, const char *sysfs_dir,
 		       const topo_nic_rules *rules, topo_error *err);
 
+/* One host's output, len bytes of text (source names it in messages), read
+ * by the same code as each file of the directory reader, without sysfs: the
+ * fuzz target's entry (fuzz/fuzz_lldp.c), which writes no file per input. */
+int topo_load_lldp_mem(topo_graph *g, const char *host, const char *text, size_t len,
+		       const char *source, const topo_nic_rules *rules, topo_error *err);
+
 /* This machine: run `lldpcli [-u SOCKET] -f json show neighbors details`
  * (a fixed argument list, no shell; killed after timeout_ms) and load its
  * output as host `hostname` (NULL: gethostname()), with sysfs at sysfs_root

@@ -251,71 +251,111 @@ static int domain_group(topo_graph *g, char **keys, int *groups, int *ndom, cons
 	return id;
 }
 
-static int load_host(topo_graph *g, const char *host, const char *path, host_fabric *hf,
-		     char *key, size_t keylen, topo_error *err)
-{
-	size_t len;
-	char *text = topo_read_file(path, NVSMI_MAX_BYTES, &len, err);
-	int rc;
+/* The NVLink domains being made: one key "UUID/CLIQUE" and group per domain. */
+typedef struct domains {
+	host_fabric *hf; /* one host's GPUs, reused (31 KiB) */
+	char **keys;
+	int *groups, n;
+} domains;
 
-	if (!text)
+/* One host's output (text, NUL-terminated, changed in place): its GPUs are
+ * parsed, the host added if absent, and made a member of its domain. */
+static int add_host(topo_graph *g, domains *d, const char *host, const char *path, char *text,
+		    topo_error *err)
+{
+	char key[2 * VAL_LEN + 2];
+	int grp;
+
+	d->hf->ngpus = 0;
+	if (parse(text, path, d->hf, err) < 0)
 		return -1;
-	hf->ngpus = 0;
-	rc = parse(text, path, hf, err);
-	free(text);
-	if (rc == 0 && find_or_add_host(g, host) < 0) {
+	if (find_or_add_host(g, host) < 0) {
 		topo_error_set(err, path, 0, "cannot add host %s", host);
-		rc = -1;
+		return -1;
 	}
-	if (rc == 0)
-		rc = host_domain(g, host, path, hf, key, keylen, err);
-	return rc;
+	if (host_domain(g, host, path, d->hf, key, sizeof(key), err) < 0)
+		return -1;
+	if (!key[0])
+		return 0;
+	if ((grp = domain_group(g, d->keys, d->groups, &d->n, key, err)) < 0)
+		return -1;
+	if (topo_graph_add_edge(g, TOPO_E_MEMBER, grp, topo_graph_find(g, TOPO_V_HOST, host)) < 0) {
+		topo_error_set(err, path, 0, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* Room for nhosts hosts' domains; 0, or -1 with err filled. */
+static int domains_init(domains *d, size_t nhosts, const char *source, topo_error *err)
+{
+	d->n = 0;
+	d->hf = malloc(sizeof(*d->hf));
+	d->keys = calloc(nhosts + 1, sizeof(*d->keys));
+	d->groups = calloc(nhosts + 1, sizeof(*d->groups));
+	if (d->hf && d->keys && d->groups)
+		return 0;
+	topo_error_set(err, source, 0, "out of memory");
+	return -1;
+}
+
+static void domains_free(domains *d)
+{
+	for (int i = 0; d->keys && i < d->n; i++)
+		free(d->keys[i]);
+	free(d->keys);
+	free(d->groups);
+	free(d->hf);
 }
 
 int topo_load_nvidia_smi_dir(topo_graph *g, const char *dir, topo_error *err)
 {
-	topo_hostdir d;
-	host_fabric *hf = malloc(sizeof(*hf));
-	char **keys = NULL, key[2 * VAL_LEN + 2];
-	int *groups = NULL, ndom = 0, rc = -1;
+	topo_hostdir hd;
+	domains d = { 0 };
+	int rc = -1;
 
 	topo_error_clear(err);
-	if (!hf) {
-		topo_error_set(err, dir, 0, "out of memory");
+	if (topo_hostdir_list(&hd, dir, "txt", err) < 0)
 		return -1;
-	}
-	if (topo_hostdir_list(&d, dir, "txt", err) < 0) {
-		free(hf);
-		return -1;
-	}
-	keys = calloc(d.n + 1, sizeof(*keys));
-	groups = calloc(d.n + 1, sizeof(*groups));
-	if (!keys || !groups) {
-		topo_error_set(err, dir, 0, "out of memory");
+	if (domains_init(&d, hd.n, dir, err) < 0)
 		goto out;
-	}
-	for (size_t i = 0; i < d.n; i++) {
-		int grp, host;
+	for (size_t i = 0; i < hd.n; i++) {
+		size_t len;
+		char *text = topo_read_file(hd.path[i], NVSMI_MAX_BYTES, &len, err);
+		int r = text ? add_host(g, &d, hd.host[i], hd.path[i], text, err) : -1;
 
-		if (load_host(g, d.host[i], d.path[i], hf, key, sizeof(key), err) < 0)
+		free(text);
+		if (r < 0)
 			goto out;
-		if (!key[0])
-			continue;
-		if ((grp = domain_group(g, keys, groups, &ndom, key, err)) < 0)
-			goto out;
-		host = topo_graph_find(g, TOPO_V_HOST, d.host[i]);
-		if (topo_graph_add_edge(g, TOPO_E_MEMBER, grp, host) < 0) {
-			topo_error_set(err, dir, 0, "out of memory");
-			goto out;
-		}
 	}
-	rc = ndom;
+	rc = d.n;
 out:
-	for (int i = 0; keys && i < ndom; i++)
-		free(keys[i]);
-	free(keys);
-	free(groups);
-	free(hf);
-	topo_hostdir_free(&d);
+	domains_free(&d);
+	topo_hostdir_free(&hd);
+	return rc;
+}
+
+int topo_load_nvidia_smi_mem(topo_graph *g, const char *host, const char *text, size_t len,
+			     const char *source, topo_error *err)
+{
+	domains d = { 0 };
+	char *copy;
+	int rc = -1;
+
+	topo_error_clear(err);
+	if (len > NVSMI_MAX_BYTES) {
+		topo_error_set(err, source, 0, "larger than %u bytes", NVSMI_MAX_BYTES);
+		return -1;
+	}
+	if (!(copy = malloc(len + 1))) {
+		topo_error_set(err, source, 0, "out of memory");
+		return -1;
+	}
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	if (domains_init(&d, 1, source, err) == 0 && add_host(g, &d, host, source, copy, err) == 0)
+		rc = d.n;
+	domains_free(&d);
+	free(copy);
 	return rc;
 }

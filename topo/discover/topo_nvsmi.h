@@ -43,4 +43,11 @@
  * nvidia-smi prints, a domain group name already taken). */
 int topo_load_nvidia_smi_dir(topo_graph *g, const char *dir, topo_error *err);
 
+/* One host's output, len bytes of text (source names it in messages), by the
+ * same parser as each file of the directory reader: the fuzz target's entry
+ * (fuzz/fuzz_nvsmi.c), which writes no file per input. Returns the number of
+ * NVLink domains made (0 or 1), or -1 with err filled. */
+int topo_load_nvidia_smi_mem(topo_graph *g, const char *host, const char *text, size_t len,
+			     const char *source, topo_error *err);
+
 #endif

@@ -101,10 +101,13 @@ int topo_open_input(const char *path, unsigned flags, size_t max, topo_error *er
 		oflags |= O_NOFOLLOW;
 	fd = open(path, oflags);
 	if (fd < 0) {
-		if (errno == ELOOP && (flags & TOPO_OPEN_NOFOLLOW))
+		int e = errno;
+
+		if (e == ELOOP && (flags & TOPO_OPEN_NOFOLLOW))
 			topo_error_set(err, path, 0, "is a symbolic link (not followed)");
 		else
-			topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
+			topo_error_set(err, path, 0, "cannot open: %s", strerror(e));
+		errno = e; /* callers tell a missing file (ENOENT) from others */
 		return -1;
 	}
 	if (refuse(fd, flags, max, why, sizeof(why))) {

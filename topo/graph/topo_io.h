@@ -38,7 +38,10 @@
  * regular file of at most max bytes (0: no limit); then O_NONBLOCK is
  * cleared. Returns the descriptor, or -1 with err naming the file and the
  * problem ("is a FIFO, not a regular file", "is a symbolic link (not
- * followed)", "is owned by uid 1000, neither root nor us", ...).
+ * followed)", "is owned by uid 1000, neither root nor us", ...); when open()
+ * itself failed, errno is still its errno (ENOENT: no such file).
+ * Kernel files (/proc, /sys) are regular files that report a size of 0 (or
+ * 4096): the size check passes and the reader stops at EOF or at max.
  */
 int topo_open_input(const char *path, unsigned flags, size_t max, topo_error *err);
 

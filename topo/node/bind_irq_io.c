@@ -62,27 +62,23 @@ int bind_irq_path_fmt(char *buf, size_t len, topo_error *err, const char *fmt, .
 }
 
 /*
- * Read a whole file (proc files report size 0, so read until EOF) into a
- * NUL-terminated buffer. Returns NULL with `err` naming the file when it is
- * missing, a directory, unreadable or too large; *missing is set (if not
- * NULL) when it does not exist.
+ * Read a whole kernel file (/proc, /sys) through the common input helper
+ * (topo_read_input: no blocking on a FIFO, a regular file, at most
+ * MAX_PROC_FILE bytes; proc files report size 0, so it reads until EOF) into
+ * a NUL-terminated buffer. Returns NULL with `err` naming the file when it is
+ * missing, not a regular file, unreadable or too large; *missing is set (if
+ * not NULL) when it does not exist.
  */
-static char *read_fd(int fd, const char *path, size_t *len_out, topo_error *err);
-
 char *bind_irq_read_all(const char *path, size_t *len_out, int *missing, topo_error *err)
 {
-	int fd;
+	char *text;
 
 	if (missing)
 		*missing = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (missing && errno == ENOENT)
-			*missing = 1;
-		topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
-		return NULL;
-	}
-	return read_fd(fd, path, len_out, err);
+	text = topo_read_input(path, 0, MAX_PROC_FILE, len_out, err);
+	if (!text && missing && errno == ENOENT)
+		*missing = 1;
+	return text;
 }
 
 /* Is a file ours to trust: a regular file (a directory when `dir`) owned by
@@ -115,6 +111,8 @@ static int trusted_fd(int fd, const char *path, topo_error *err)
 char *bind_irq_read_owned(const char *path, topo_error *err)
 {
 	int fd = topo_open_input(path, TOPO_OPEN_NOFOLLOW, MAX_PROC_FILE, err);
+	FILE *f;
+	char *text;
 
 	if (fd < 0)
 		return NULL;
@@ -122,59 +120,14 @@ char *bind_irq_read_owned(const char *path, topo_error *err)
 		close(fd);
 		return NULL;
 	}
-	return read_fd(fd, path, NULL, err);
-}
-
-/* Read fd to EOF into a NUL-terminated buffer; closes fd. */
-static char *read_fd(int fd, const char *path, size_t *len_out, topo_error *err)
-{
-	size_t cap = 4096, len = 0;
-	char *buf;
-
-	buf = malloc(cap);
-	if (!buf) {
+	if (!(f = fdopen(fd, "r"))) {
+		topo_error_set(err, path, 0, "cannot open: %s", strerror(errno));
 		close(fd);
-		topo_error_set(err, path, 0, "out of memory reading the file");
 		return NULL;
 	}
-	for (;;) {
-		ssize_t got;
-
-		if (len + 1 >= cap) {
-			char *bigger;
-
-			if (cap >= MAX_PROC_FILE) {
-				topo_error_set(err, path, 0, "file is larger than %u bytes", MAX_PROC_FILE);
-				goto fail;
-			}
-			bigger = realloc(buf, cap * 2);
-			if (!bigger) {
-				topo_error_set(err, path, 0, "out of memory reading the file");
-				goto fail;
-			}
-			buf = bigger;
-			cap *= 2;
-		}
-		got = read(fd, buf + len, cap - len - 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			topo_error_set(err, path, 0, "cannot read: %s", strerror(errno));
-			goto fail;
-		}
-		if (got == 0)
-			break;
-		len += (size_t)got;
-	}
-	close(fd);
-	buf[len] = '\0';
-	if (len_out)
-		*len_out = len;
-	return buf;
-fail:
-	close(fd);
-	free(buf);
-	return NULL;
+	text = topo_read_stream(f, path, MAX_PROC_FILE, NULL, err);
+	fclose(f);
+	return text;
 }
 
 /* Write `len` bytes to an existing file in one write() (proc files want that). */

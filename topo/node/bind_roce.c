@@ -8,22 +8,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_io.h"
 #include "topo_num.h"
 
 
-/* Read one line of a small sysfs file into buf (newline dropped); 0 or -1. */
+/* Read the first line of a small sysfs file into buf (newline dropped)
+ * through the common input helper (a regular file, at most 4 KiB: sysfs
+ * attributes are one page); 0 or -1. */
 static int read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	int ok;
+	size_t n;
+	char *text = topo_read_input(path, 0, 4096, &n, NULL);
 
-	if (!f)
+	if (!text)
 		return -1;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	buf[strcspn(buf, "\n")] = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	snprintf(buf, len, "%s", text);
+	free(text);
 	return 0;
 }
 
