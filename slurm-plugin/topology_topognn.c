@@ -72,6 +72,7 @@ typedef struct {
 extern int init(void)
 {
 	verbose("%s loaded", plugin_name);
+	topognn_runtime_init();
 	return SLURM_SUCCESS;
 }
 
@@ -99,6 +100,8 @@ extern int fini(void)
 	ranked_loaded = false;
 	slurm_mutex_unlock(&ranked_lock);
 	topognn_record_fini();
+	topognn_shadow_fini();
+	topognn_runtime_fini();
 	return SLURM_SUCCESS;
 }
 
