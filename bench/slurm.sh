@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# bench/slurm.sh: topology/tree against topology/topognn on a real localhost
-# Slurm cluster, over several slices of a real job log, each replayed several
-# times per plugin (docs/bench.md). Not part of make check or scripts/test.sh:
-# one run takes about 3 minutes, `--slices 3 --replicates 2` about 40.
+# bench/slurm.sh: topology/tree, topology/tree with --switches (a careful
+# site's job_submit rule) and topology/topognn on a real localhost Slurm
+# cluster, over several slices of a real job log, each replayed several times
+# per arm (docs/bench.md). Not part of make check or scripts/test.sh: one run
+# takes about 3 minutes, `--slices 3 --replicates 2` (18 runs) about 60.
 #
 # What it does:
 #   1. a fabric of 4 groups x 8 hosts x 2 rails (fattree_json, hosts
@@ -13,10 +14,23 @@
 #      offered load stays the log's) and holds the jobs submitted within the
 #      first S seconds of compressed time (default 60); processors map to
 #      nodes as ceil(procs x 32 / 100); runs capped at R s (default 60);
-#   3. for each slice, N replicates; each replicate runs tree and topognn on
-#      a fresh 32-slurmd cluster (tests/slurm/cluster.sh), alternating which
-#      goes first (ABBA), each run under its own flock of the machine's
-#      cluster lock (TOPOGNN_BENCH_LOCK), so other users can interleave;
+#   3. for each slice, N replicates; each replicate runs three arms, each on
+#      a fresh 32-slurmd cluster (tests/slurm/cluster.sh), the order rotated
+#      from one replicate and slice to the next, each run under its own flock
+#      of the machine's cluster lock (TOPOGNN_BENCH_LOCK), so other users can
+#      interleave; replicate-major (every slice's replicate 1 first), so an
+#      interrupted run still covers every slice. The arms:
+#        tree           stock topology/tree on the topology.conf below;
+#        tree-switches  the same, each heavy (multi-node) job submitted with
+#                       --switches=<g_min>@<budget> as a job_submit rule
+#                       would add it: g_min the fewest leaf switches of
+#                       topology.conf that hold its nodes on the empty
+#                       cluster, budget topognn's default LocalityWait=1,8h
+#                       of its (compressed) limit, min(1 x limit, 8 h), the
+#                       wait topognn's run may spend; SchedulerParameters
+#                       adds max_switch_wait=<the largest budget>;
+#        topognn        topology/topognn, Mode=enforce, default Policy and
+#                       LocalityWait;
 #   4. a run: start, wait until every node is idle, then submit the whole
 #      slice ahead of time with `sbatch --begin=T0+floor(submit_s)` (T0 a
 #      start barrier far enough ahead for all submissions), so the job's
@@ -31,9 +45,11 @@
 #      ClassRule=name=^heavy- class=heavy makes them heavy;
 #   5. bench/slurm_replay analyze turns each run into metrics (waits count
 #      from each job's begin time), and the report gives per slice the
-#      topognn/tree ratio of each replicate pair and the median over all
-#      pairs (median_ratio), and sim_tree_agreement (the median over the
-#      tree runs).
+#      topognn/tree and topognn/tree-switches ratios of each replicate and
+#      the medians over all replicates (median_ratio,
+#      median_ratio_tree_switches), whether the median bytes and wait ratios
+#      to tree-switches are <= 1.0 (issue 18's goal), and
+#      sim_tree_agreement (the median over the tree runs).
 #
 # Metrics (per run; see bench/slurm_replay.c and docs/bench.md):
 #   cross_group_bytes_heavy  fabric bytes of heavy jobs between nodes of
@@ -136,6 +152,52 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# ---- tree-switches: what a job_submit rule adds ----------------------------
+# The leaf switches of topology.conf (SwitchName lines with Nodes=), their
+# node counts largest first: a job of n nodes needs at least as many leaf
+# switches as it takes to add up to n (g_min on the empty cluster).
+leaf_sizes() { # topology.conf -> "8 8 8 8"
+    awk '/^SwitchName=/ && / Nodes=/ {
+            for (i = 1; i <= NF; i++) if ($i ~ /^Nodes=/) { sub(/^Nodes=/, "", $i); print $i } }' "$1" |
+        while read -r hl; do hostlist_count "$hl"; done | sort -rn | tr '\n' ' '
+}
+# the node count of a hostlist like n[001-008],n010 (no scontrol needed)
+hostlist_count() {
+    awk -v hl="$1" 'BEGIN {
+        n = 0; s = hl
+        while (length(s)) {
+            if (match(s, /^[^,\[]*\[[^]]*\]/)) { item = substr(s, 1, RLENGTH); s = substr(s, RLENGTH + 1) }
+            else if (match(s, /^[^,]+/)) { item = substr(s, 1, RLENGTH); s = substr(s, RLENGTH + 1) }
+            sub(/^,/, "", s)
+            if (item == "") continue
+            if (match(item, /\[.*\]/)) {
+                r = substr(item, RSTART + 1, RLENGTH - 2); m = split(r, parts, ",")
+                for (i = 1; i <= m; i++) {
+                    if (split(parts[i], ab, "-") == 2) n += ab[2] - ab[1] + 1; else n++ }
+            } else n++
+        }
+        print n }'
+}
+# g_min of a job of n nodes given leaf sizes largest first
+switch_gmin() { # n sizes...
+    local n=$1 got=0 k=0 sz
+    shift
+    for sz in "$@"; do
+        (( got >= n )) && break
+        got=$(( got + sz )); k=$(( k + 1 ))
+    done
+    echo "$k"
+}
+# the budget of a job with a limit of `limit` minutes, in minutes: topognn's
+# default LocalityWait=1,8h (PLACE_LOCALITY_WAIT_*_DEFAULT in place.h), the
+# whole limit capped at 8 h; the limit is the replay's compressed one
+switch_budget_min() { local l=$1; (( l > 480 )) && l=480; echo "$l"; }
+# the largest budget over all slices' heavy jobs, in seconds
+switch_budgets_max() { # work
+    awk '!/^#/ && $5 ~ /^heavy-/ { l = $3 > 480 ? 480 : $3; if (l > m) m = l } END { print (m + 1) * 60 }' \
+        "$1"/s*/schedule.txt
+}
+
 # ---- inputs ------------------------------------------------------------------
 if [[ -z "$report" ]]; then
     printf 'slices=%d replicates=%d skip=%d stride=%d factor=%d span=%d jobs=%d max_runtime=%d\n' \
@@ -160,6 +222,12 @@ if [[ -z "$report" ]]; then
     printf 'SchedulerParameters=bf_interval=1,sched_min_interval=100000,sched_interval=1\n' \
         >> "$work/tree-extra.conf"
     cat "$work/tree-extra.conf" > "$work/topognn-extra.conf"
+    # tree-switches: the same, max_switch_wait raised to the largest budget
+    # (Slurm caps a job's --switches wait at it; default 300 s)
+    max_wait=$(switch_budgets_max "$work")
+    { printf 'DebugFlags=Backfill\nSlurmctldDebug=verbose\n'
+      printf 'SchedulerParameters=bf_interval=1,sched_min_interval=100000,sched_interval=1,max_switch_wait=%d\n' \
+          "$max_wait"; } > "$work/tree-switches-extra.conf"
     printf 'PrEpPlugins=prep/script,prep/topognn\n' >> "$work/topognn-extra.conf"
 fi
 
@@ -187,14 +255,22 @@ start_cluster() { # retries while another cluster owns the machine
 # Submit every job of the schedule ahead, eligible at T0 + floor(submit_s).
 # Counts the jobs refused and those whose begin time had passed by the time
 # their sbatch ran (late: then the barrier was too close).
-submit_all() { # run_dir schedule t0
-    local dir=$1 schedule=$2 t0=$3 submit nodes limit sleep_s name rest begin
-    local failed=0 late=0
+# With switches=1 (the tree-switches arm) each heavy job also gets
+# --switches=<g_min>@<budget> (written to DIR/switches.txt).
+submit_all() { # run_dir schedule t0 switches
+    local dir=$1 schedule=$2 t0=$3 switches=$4 submit nodes limit sleep_s name rest begin
+    local failed=0 late=0 sizes=() sw
+    (( switches )) && read -r -a sizes <<< "$(leaf_sizes "$work/topology.conf")"
     while read -r submit nodes limit sleep_s name rest; do
         [[ "$submit" == \#* ]] && continue
         begin=$(( t0 + ${submit%%.*} ))
         (( EPOCHSECONDS < begin )) || late=$(( late + 1 ))
-        if ! timeout 10 sbatch --parsable --exclusive -N "$nodes" --time="$limit" -J "$name" \
+        sw=()
+        if (( switches )) && [[ "$name" == heavy-* ]]; then
+            sw=("--switches=$(switch_gmin "$nodes" "${sizes[@]}")@$(switch_budget_min "$limit")")
+            printf '%s %s\n' "$name" "${sw[0]}" >> "$dir/switches.txt"
+        fi
+        if ! timeout 10 sbatch --parsable --exclusive -N "$nodes" --time="$limit" -J "$name" "${sw[@]}" \
                 --comment "comm=${name%%-*}" --chdir="$dir" --output=/dev/null \
                 --begin="$(printf '%(%Y-%m-%dT%H:%M:%S)T' "$begin")" \
                 --wrap "sleep $sleep_s" >> "$dir/sbatch.ids" 2>> "$dir/sbatch.err"; then
@@ -225,9 +301,9 @@ run_once() { # dir name topology-plugin schedule
     mkdir -p -- "$dir"
     chmod 755 "$dir"
     export TOPOGNN_TOPOLOGY_PLUGIN=$plugin
-    if [[ "$name" == tree ]]; then
+    if [[ "$name" == tree || "$name" == tree-switches ]]; then
         export TOPOGNN_TOPOLOGY_CONF="$work/topology.conf"
-        export TOPOGNN_CLUSTER_EXTRA_CONF="$work/tree-extra.conf"
+        export TOPOGNN_CLUSTER_EXTRA_CONF="$work/$name-extra.conf"
         unset TOPOGNN_PLUGIN_DIRS TOPOGNN_CLUSTER_EXTRA_FILES
     else
         cat > "$dir/topognn.conf" <<EOF
@@ -254,7 +330,7 @@ EOF
     t0=$(( EPOCHSECONDS + 10 + (njobs + 3) / 4 ))
     echo "$t0" > "$dir/t0"
     say "$name: cluster up ($plugin); $njobs jobs, begin times T0..T0+${last} s"
-    submit_all "$dir" "$schedule" "$t0"
+    submit_all "$dir" "$schedule" "$t0" "$([[ "$name" == tree-switches ]] && echo 1 || echo 0)"
     sleep_until "$t0"
     timeout 10 sdiag --reset >/dev/null 2>&1 || say "$name: sdiag --reset failed"
     t_start=$SECONDS
@@ -320,16 +396,20 @@ eval_profile() { # slurmctld.log
                 for (p in us) if (n[p] > 0) printf "eval_%s_us %.1f\neval_%s_calls %d\n", p, us[p] / n[p], p, n[p] } }'
 }
 
+readonly ARMS=(tree tree-switches topognn)
 if [[ -z "$report" ]]; then
-    for (( k = 1; k <= slices; k++ )); do
-        for (( r = 1; r <= replicates; r++ )); do
-            order=(tree topognn)
-            (( r % 2 )) || order=(topognn tree)
+    for (( r = 1; r <= replicates; r++ )); do
+        for (( k = 1; k <= slices; k++ )); do
+            # rotate the order: each arm goes first, second and third in turn
+            rot=$(( (r - 1 + k - 1) % ${#ARMS[@]} ))
+            order=("${ARMS[@]:rot}" "${ARMS[@]:0:rot}")
             for name in "${order[@]}"; do
-                plugin=topology/$name
-                say "slice $k/$slices, replicate $r/$replicates: $name"
+                plugin=topology/${name%-switches}
+                say "replicate $r/$replicates, slice $k/$slices: $name"
+                # a failed run (e.g. another cluster held the machine too
+                # long) leaves its comparisons out, not the whole benchmark
                 locked_run "$work/s$k/r$r/$name" "$name" "$plugin" "$work/s$k/schedule.txt" \
-                    || die "slice $k replicate $r $name failed"
+                    || say "replicate $r slice $k $name failed; its comparisons are left out"
             done
         done
     done
@@ -340,33 +420,71 @@ val() { [[ -f "$1" ]] || return 0; awk -v k="$2" '$1 == k { print $2; exit }' "$
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0 || a == "") print "null"; else printf "%.3f", a / b }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "null"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-: > "$work/ratios.txt"
+# The comparisons: "num/den" of two arms of the same slice and replicate.
+readonly PAIRS=(topognn/tree topognn/tree-switches tree-switches/tree)
+: > "$work/ratios.txt" # slice replicate pair metric ratio
 : > "$work/agreement.txt"
 for (( k = 1; k <= slices; k++ )); do
     for (( r = 1; r <= replicates; r++ )); do
         d="$work/s$k/r$r"
-        if [[ ! -f "$d/tree/sdiag.txt" || ! -f "$d/topognn/sdiag.txt" ]]; then
-            say "$d: a run is missing (interrupted?): pair left out"
-            continue
-        fi
-        analyze "$d/tree" "$work/s$k/schedule.txt" --agreement
-        analyze "$d/topognn" "$work/s$k/schedule.txt"
-        for m in "${METRICS[@]}"; do
-            printf '%d %d %s %s\n' "$k" "$r" "$m" \
-                "$(ratio "$(val "$d/topognn/metrics.txt" "$m")" "$(val "$d/tree/metrics.txt" "$m")")" \
-                >> "$work/ratios.txt"
+        for name in "${ARMS[@]}"; do
+            if [[ -f "$d/$name/sdiag.txt" ]]; then
+                if [[ "$name" == tree ]]; then
+                    analyze "$d/$name" "$work/s$k/schedule.txt" --agreement
+                else
+                    analyze "$d/$name" "$work/s$k/schedule.txt"
+                fi
+            elif [[ "$name" != tree-switches || -d "$d/$name" ]]; then
+                # (a kept run from before the tree-switches arm has none)
+                say "$d/$name: the run is missing (interrupted?): its comparisons are left out"
+            fi
         done
-        printf '%d %d %s\n' "$k" "$r" "$(val "$d/tree/metrics.txt" sim_tree_agreement)" >> "$work/agreement.txt"
+        for pair in "${PAIRS[@]}"; do
+            num=${pair%/*} den=${pair#*/}
+            [[ -f "$d/$num/metrics.txt" && -f "$d/$den/metrics.txt" ]] || continue
+            for m in "${METRICS[@]}"; do
+                printf '%d %d %s %s %s\n' "$k" "$r" "$pair" "$m" \
+                    "$(ratio "$(val "$d/$num/metrics.txt" "$m")" "$(val "$d/$den/metrics.txt" "$m")")" \
+                    >> "$work/ratios.txt"
+            done
+        done
+        [[ -f "$d/tree/metrics.txt" ]] &&
+            printf '%d %d %s\n' "$k" "$r" "$(val "$d/tree/metrics.txt" sim_tree_agreement)" >> "$work/agreement.txt"
     done
 done
-ratios_of() { # metric [slice]
-    awk -v m="$1" -v k="${2:-0}" '$3 == m && (k == 0 || $1 == k) && $4 != "null" { print $4 }' "$work/ratios.txt"
+ratios_of() { # pair metric [slice]
+    awk -v p="$1" -v m="$2" -v k="${3:-0}" \
+        '$3 == p && $4 == m && (k == 0 || $1 == k) && $5 != "null" { print $5 }' "$work/ratios.txt"
 }
+ratio_at() { # pair metric slice replicate
+    awk -v p="$1" -v m="$2" -v k="$3" -v r="$4" '$1 == k && $2 == r && $3 == p && $4 == m { print $5 }' \
+        "$work/ratios.txt"
+}
+npairs() { ratios_of "$1" cross_group_bytes_heavy | wc -l; }
 agreement_median=$(awk '$3 != "" { print $3 }' "$work/agreement.txt" | median)
+# issue 18's goal: median bytes and wait of topognn <= 1.0x tree-switches
+goal() { # metric -> true|false|null
+    local v
+    v=$(ratios_of topognn/tree-switches "$1" | median)
+    [[ "$v" == null ]] && { echo null; return; }
+    awk -v v="$v" 'BEGIN { print (v <= 1.0 ? "true" : "false") }'
+}
+goal_bytes=$(goal cross_group_bytes_heavy)
+goal_wait=$(goal mean_wait_s)
+medians_json() { # pair [slice]
+    local m sep=""
+    printf '{'
+    for m in "${METRICS[@]}"; do
+        printf '%s"%s": %s' "$sep" "$m" "$(ratios_of "$1" "$m" "${2:-0}" | median)"
+        sep=", "
+    done
+    printf '}'
+}
 
 if (( json )); then
     obj() { # metrics-file
         local k sep=""
+        [[ -f "$1" ]] || { printf 'null'; return; }
         printf '{'
         for k in "${METRICS[@]}" jobs heavy_jobs sim_tree_agreement sbatch_refused sbatch_late drained elapsed_s \
                  evals eval_total_us eval_engine_us eval_record_us eval_tree_us eval_tree_calls; do
@@ -376,36 +494,39 @@ if (( json )); then
         done
         printf '}'
     }
-    printf '{"slices": %d, "replicates": %d, "pairs": %d, "factor": %d, "span_s": %d, "median_ratio": {' \
-        "$slices" "$replicates" "$(awk '$3 == "cross_group_bytes_heavy"' "$work/ratios.txt" | wc -l)" \
-        "$factor" "$span"
-    sep=""
-    for m in "${METRICS[@]}"; do
-        printf '%s"%s": %s' "$sep" "$m" "$(ratios_of "$m" | median)"
-        sep=", "
-    done
-    printf '}, "sim_tree_agreement": %s, "per_slice": [' "$agreement_median"
+    printf '{"slices": %d, "replicates": %d, "pairs": %d, "pairs_tree_switches": %d, "factor": %d, "span_s": %d' \
+        "$slices" "$replicates" "$(npairs topognn/tree)" "$(npairs topognn/tree-switches)" "$factor" "$span"
+    printf ', "median_ratio": %s' "$(medians_json topognn/tree)"
+    printf ', "median_ratio_tree_switches": %s' "$(medians_json topognn/tree-switches)"
+    printf ', "median_ratio_switches_to_tree": %s' "$(medians_json tree-switches/tree)"
+    printf ', "goal_vs_tree_switches": {"bytes_le_1": %s, "wait_le_1": %s}' "$goal_bytes" "$goal_wait"
+    printf ', "sim_tree_agreement": %s, "per_slice": [' "$agreement_median"
     for (( k = 1; k <= slices; k++ )); do
         (( k == 1 )) || printf ', '
-        printf '{"slice": %d, "schedule": "%s", "median_ratio": {' "$k" \
-            "$(head -n 1 "$work/s$k/schedule.txt" | sed 's/^# //; s/"/'"'"'/g')"
-        sep=""
-        for m in "${METRICS[@]}"; do
-            printf '%s"%s": %s' "$sep" "$m" "$(ratios_of "$m" "$k" | median)"
-            sep=", "
-        done
-        printf '}, "runs": ['
+        printf '{"slice": %d, "schedule": "%s", "median_ratio": %s, "median_ratio_tree_switches": %s, "runs": [' \
+            "$k" "$(head -n 1 "$work/s$k/schedule.txt" | sed 's/^# //; s/"/'"'"'/g')" \
+            "$(medians_json topognn/tree "$k")" "$(medians_json topognn/tree-switches "$k")"
         for (( r = 1; r <= replicates; r++ )); do
             (( r == 1 )) || printf ', '
-            printf '{"replicate": %d, "tree": %s, "topognn": %s, "ratio": {' "$r" \
-                "$(obj "$work/s$k/r$r/tree/metrics.txt")" "$(obj "$work/s$k/r$r/topognn/metrics.txt")"
-            sep=""
-            for m in "${METRICS[@]}"; do
-                printf '%s"%s": %s' "$sep" "$m" \
-                    "$(awk -v k="$k" -v r="$r" -v m="$m" '$1 == k && $2 == r && $3 == m { print $4 }' "$work/ratios.txt")"
-                sep=", "
+            printf '{"replicate": %d, "tree": %s, "tree-switches": %s, "topognn": %s' "$r" \
+                "$(obj "$work/s$k/r$r/tree/metrics.txt")" "$(obj "$work/s$k/r$r/tree-switches/metrics.txt")" \
+                "$(obj "$work/s$k/r$r/topognn/metrics.txt")"
+            for pair in "${PAIRS[@]}"; do
+                case $pair in
+                    topognn/tree) key=ratio ;;
+                    topognn/tree-switches) key=ratio_tree_switches ;;
+                    *) key=ratio_switches_to_tree ;;
+                esac
+                printf ', "%s": {' "$key"
+                sep=""
+                for m in "${METRICS[@]}"; do
+                    v=$(ratio_at "$pair" "$m" "$k" "$r")
+                    printf '%s"%s": %s' "$sep" "$m" "${v:-null}"
+                    sep=", "
+                done
+                printf '}'
             done
-            printf '}}'
+            printf '}'
         done
         printf ']}'
     done
@@ -415,21 +536,24 @@ else
         "$slices" "$replicates" "$factor" "$span"
     for (( k = 1; k <= slices; k++ )); do
         printf '\nslice %d: %s\n' "$k" "$(head -n 1 "$work/s$k/schedule.txt" | sed 's/^# //')"
-        printf '%-26s' 'topognn/tree'
-        for (( r = 1; r <= replicates; r++ )); do printf ' %9s' "rep$r"; done
-        printf ' %9s\n' median
-        for m in "${METRICS[@]}"; do
-            printf '%-26s' "$m"
-            for (( r = 1; r <= replicates; r++ )); do
-                printf ' %9s' "$(awk -v k="$k" -v r="$r" -v m="$m" '$1 == k && $2 == r && $3 == m { print $4 }' "$work/ratios.txt")"
+        for pair in "${PAIRS[@]}"; do
+            printf '%-26s' "$pair"
+            for (( r = 1; r <= replicates; r++ )); do printf ' %9s' "rep$r"; done
+            printf ' %9s\n' median
+            for m in "${METRICS[@]}"; do
+                printf '  %-24s' "$m"
+                for (( r = 1; r <= replicates; r++ )); do
+                    v=$(ratio_at "$pair" "$m" "$k" "$r")
+                    printf ' %9s' "${v:--}"
+                done
+                printf ' %9s\n' "$(ratios_of "$pair" "$m" "$k" | median)"
             done
-            printf ' %9s\n' "$(ratios_of "$m" "$k" | median)"
         done
         for (( r = 1; r <= replicates; r++ )); do
-            for name in tree topognn; do
+            for name in "${ARMS[@]}"; do
                 f="$work/s$k/r$r/$name/metrics.txt"
                 [[ -f "$f" ]] || continue
-                printf '  rep%d %-8s jobs %s heavy %s multi-group %s wait %s s main %s us bf %s us drained %s late %s\n' \
+                printf '  rep%d %-13s jobs %s heavy %s multi-group %s wait %s s main %s us bf %s us drained %s late %s\n' \
                     "$r" "$name" "$(val "$f" jobs)" "$(val "$f" heavy_jobs)" \
                     "$(val "$f" heavy_jobs_multi_group)" "$(val "$f" mean_wait_s)" \
                     "$(val "$f" sched_cycle_mean_us)" "$(val "$f" bf_cycle_mean_us)" \
@@ -442,10 +566,14 @@ else
             done
         done
     done
-    printf '\nmedian over all %d pairs (topognn/tree):\n' "$(ratios_of cross_group_bytes_heavy | wc -l)"
-    for m in "${METRICS[@]}"; do
-        printf '  %-26s %s\n' "$m" "$(ratios_of "$m" | median)"
+    for pair in "${PAIRS[@]}"; do
+        printf '\nmedian over all %d replicates (%s):\n' "$(npairs "$pair")" "$pair"
+        for m in "${METRICS[@]}"; do
+            printf '  %-26s %s\n' "$m" "$(ratios_of "$pair" "$m" | median)"
+        done
     done
+    printf '\ngoal (issue 18): median topognn/tree-switches bytes <= 1.0: %s; wait <= 1.0: %s\n' \
+        "$goal_bytes" "$goal_wait"
     printf 'sim_tree_agreement (median over the tree runs): %s (%s)\n' "$agreement_median" \
         "$(awk '{ printf "%s%s", s, $3; s = " " }' "$work/agreement.txt")"
 fi

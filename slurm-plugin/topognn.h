@@ -17,6 +17,9 @@
  *	topognn_jobs.c	  running jobs and node states into the engine's state
  *	topognn_telem.c	  Prometheus telemetry thread -> the engine's state
  *	topology_topognn.c the topology_p_* entry points
+ *	topognn_runtime.c the run-time predictor: learns ended jobs, predicts,
+ *			  persists in StateSaveLocation
+ *	topognn_shadow.c  shadow mode: model's and tree-switches' choices
  *	prep_topognn.c	  PrEp plugin: commits the decision of a started job
 \*****************************************************************************/
 
@@ -62,6 +65,7 @@ typedef struct {
 	 * model_file, registered with place_gnn_register */
 	place_config place;
 	bool fatal_on_error;	/* FatalOnError= */
+	bool runtime_prediction; /* RuntimePrediction= */
 	/* ClassRule= and Default*Class= lines, parsed by the engine's
 	 * classifier (topo/place_classify.h, docs/job-classes.md). */
 	place_classifier *classifier;
@@ -289,6 +293,10 @@ extern void topognn_telem_apply(topognn_ctx_t *ctx);
 
 /* ---- topognn_record.c ---- */
 
+#define TOPOGNN_SHADOW_MAX 2
+/* Shadow policy names, in the order of topognn_job_decision_t.shadow */
+extern const char *const topognn_shadow_policy[TOPOGNN_SHADOW_MAX];
+
 /*
  * What the last evaluation of a job decided; kept until the job starts.
  * Evaluations are many (every main and backfill pass, will-run tests) and
@@ -308,6 +316,12 @@ typedef struct {
 	int hosts_cap;
 	char fallback[256];	/* non-empty: topognn did not place the job
 				 * (Slurm's tree did), and this is why */
+	/* shadow mode (topognn_shadow.c): model's and tree-switches' choices
+	 * for the same request (hosts point into hosts, like dec's) */
+	int nshadow;
+	place_choice shadow[TOPOGNN_SHADOW_MAX];
+	bool shadow_hold[TOPOGNN_SHADOW_MAX];
+	double shadow_wait[TOPOGNN_SHADOW_MAX]; /* holding: predicted wait, < 0 unknown */
 } topognn_job_decision_t;
 
 /* Remember (replacing) a job's latest decision: d's request and decision
@@ -324,6 +338,33 @@ extern void topognn_record_fallback(job_record_t *job_ptr, const char *fmt, ...)
 extern int topognn_job_commit(job_record_t *job_ptr);
 /* A job ended: its load leaves the engine's state (prep/topognn's epilog). */
 extern int topognn_job_end(job_record_t *job_ptr);
+
+/* ---- topognn_shadow.c ---- */
+
+/* Shadow mode, before the engine's own decision for req: what `model` and
+ * `tree-switches` (topology/tree with --switches=<fewest groups>@<the
+ * LocalityWait budget>, as a job_submit rule would ask) would do now, into
+ * rec->shadow (hosts in a scratch buffer valid until the next call; the
+ * caller remembers rec before that). */
+extern void topognn_shadow_decide(topognn_ctx_t *ctx, job_record_t *job_ptr,
+				  const place_request *req,
+				  topognn_job_decision_t *rec);
+extern void topognn_shadow_fini(void);
+
+/* ---- topognn_runtime.c ---- */
+
+/* Load the saved predictor state (slurmctld only; logged). */
+extern void topognn_runtime_init(void);
+/* The job's predicted run time in seconds, at most its limit; 0 none. */
+extern double topognn_runtime_predict(job_record_t *job_ptr);
+/* When a running job is expected to end (seconds since the epoch): its
+ * start + prediction, capped at its limit's end; a job past its prediction
+ * runs as long again as it has run. */
+extern double topognn_runtime_expected_end(job_record_t *job_ptr, time_t now);
+/* A job ended (epilog_slurmctld): learn its run time; save when due. */
+extern void topognn_runtime_job_end(job_record_t *job_ptr);
+/* Save (if changed) and free. */
+extern void topognn_runtime_fini(void);
 extern void topognn_record_fini(void);
 
 #endif

@@ -41,6 +41,7 @@ extern void topognn_conf_init(topognn_conf_t *conf)
 	conf->place.locality_wait_frac = PLACE_LOCALITY_WAIT_FRAC_DEFAULT;
 	conf->place.locality_wait_cap_s = PLACE_LOCALITY_WAIT_CAP_S_DEFAULT;
 	conf->fatal_on_error = false;
+	conf->runtime_prediction = false;
 	conf->heavy_bytes = 1e9;
 	conf->light_bytes = 1e6;
 	telemetry_config_init(&conf->telem);
@@ -211,6 +212,13 @@ static int _parse_line(topognn_conf_t *conf, const char *file, int line,
 			error("%s:%d: %s", file, line, why);
 			return -1;
 		}
+	} else if (!xstrcasecmp(key, "RuntimePrediction")) {
+		if (_parse_bool(val, &b)) {
+			error("%s:%d: RuntimePrediction must be yes or no, not \"%s\"",
+			      file, line, val);
+			return -1;
+		}
+		conf->runtime_prediction = b;
 	} else if (!xstrcasecmp(key, "FatalOnError")) {
 		if (_parse_bool(val, &b)) {
 			error("%s:%d: FatalOnError must be yes or no, not \"%s\"",

@@ -245,6 +245,12 @@ static int _decide(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 
 	if (_build_request(ctx, topo_eval, max_groups, &req))
 		return -1;
+	/* RuntimePrediction=yes: holds weigh the predicted run time
+	 * (topognn_runtime.c); shadow mode: the baselines' choices first */
+	if (ctx->conf.runtime_prediction)
+		req.predicted_runtime_s = topognn_runtime_predict(topo_eval->job_ptr);
+	if (ctx->conf.mode == TOPOGNN_MODE_SHADOW)
+		topognn_shadow_decide(ctx, topo_eval->job_ptr, &req, &rec);
 	t0 = _now_us();
 	rc = place_decide(ctx->engine, ctx->state, &req, ctx->conf.policy,
 			  PLACE_POLICY_TREE, dec);

@@ -17,6 +17,7 @@
 
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <time.h>
 
 #include "src/common/slurm_xlator.h"
 
@@ -117,9 +118,12 @@ static bool _add_job(topognn_ctx_t *ctx, job_record_t *job_ptr)
 		return false;
 	}
 	ctx->state_jobs++;
-	/* its time limit: when a deferred heavy job may expect its hosts */
+	/* its time limit (RuntimePrediction=yes: its predicted end): when a
+	 * deferred heavy job may expect its hosts */
 	if (job_ptr->end_time)
 		(void) place_state_set_job_end(ctx->state, job_ptr->job_id,
+					       ctx->conf.runtime_prediction ?
+					       topognn_runtime_expected_end(job_ptr, time(NULL)) :
 					       (double) job_ptr->end_time);
 	for (int k = 0; k < n; k++)
 		_set_host(ctx, ctx->job_hosts[k], true);
@@ -141,10 +145,41 @@ static int _sync_job(void *x, void *arg)
 	return 0;
 }
 
+static int _refresh_end(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+	time_t *now = arg;
+
+	if (IS_JOB_RUNNING(job_ptr) && job_ptr->node_bitmap && job_ptr->end_time)
+		(void) place_state_set_job_end(topognn_ctx->state, job_ptr->job_id,
+					       topognn_runtime_expected_end(job_ptr, *now));
+	return 0;
+}
+
+/*
+ * RuntimePrediction=yes: a running job's expected end is its start plus
+ * its predicted run time; one that outlives its prediction is expected to
+ * run as long again as it has run (as topognn-sim does). Brought up to date
+ * every few seconds, not at every evaluation.
+ */
+static void _refresh_ends(topognn_ctx_t *ctx)
+{
+	static time_t last;
+	time_t now = time(NULL);
+	list_t *jobs;
+
+	if (!ctx->conf.runtime_prediction || ctx != topognn_ctx || now - last < 5 ||
+	    !(jobs = _job_list()))
+		return;
+	last = now;
+	list_for_each(jobs, _refresh_end, &now);
+}
+
 extern void topognn_state_sync(topognn_ctx_t *ctx)
 {
 	if (!ctx || !ctx->state || ctx->node_cnt != node_record_count)
 		return;
+	_refresh_ends(ctx);
 	for (int h = 0; h < ctx->host_cnt; h++)
 		_set_host(ctx, h, false);
 	if (!ctx->jobs_synced && ctx == topognn_ctx) {

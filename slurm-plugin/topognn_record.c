@@ -12,6 +12,7 @@
  *  (TOPOGNN_GROUPS, TOPOGNN_PLAN; SPANK_TOPOGNN_* in prolog/epilog).
 \*****************************************************************************/
 
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -69,6 +70,8 @@ extern void topognn_record_remember(const topognn_job_decision_t *d)
 
 	for (int a = 0; a < dc->nalternatives; a++)
 		need += dc->alternatives[a].nhosts;
+	for (int i = 0; i < d->nshadow; i++)
+		need += d->shadow[i].nhosts;
 	slurm_mutex_lock(&decisions_lock);
 	hosts = slot->hosts;
 	cap = slot->hosts_cap;
@@ -87,6 +90,8 @@ extern void topognn_record_remember(const topognn_job_decision_t *d)
 	_take_choice(&p, &slot->dec.baseline);
 	for (int a = 0; a < dc->nalternatives; a++)
 		_take_choice(&p, &slot->dec.alternatives[a]);
+	for (int i = 0; i < d->nshadow; i++)
+		_take_choice(&p, &slot->shadow[i]);
 	slurm_mutex_unlock(&decisions_lock);
 }
 
@@ -193,6 +198,37 @@ static void _write_commit(const char *path, const place_commit *cm)
 	}
 }
 
+/* Shadow mode: the baselines' choices as the commit line names them
+ * (nodes[i] xmalloc'd, the caller frees). Returns how many. */
+static int _shadow_choices(const topognn_ctx_t *ctx, const topognn_job_decision_t *dec,
+			   place_shadow_choice *out, char **nodes)
+{
+	for (int i = 0; i < dec->nshadow && i < TOPOGNN_SHADOW_MAX; i++) {
+		out[i].policy = topognn_shadow_policy[i];
+		out[i].hold = dec->shadow_hold[i];
+		out[i].groups = dec->shadow[i].groups;
+		out[i].expected_wait_s = dec->shadow_wait[i];
+		nodes[i] = dec->shadow_hold[i] ? NULL : _hosts_to_nodes(ctx, &dec->shadow[i]);
+		out[i].nodes = nodes[i];
+	}
+	return dec->nshadow;
+}
+
+/* How long the job waited: start - the time it became eligible (Slurm keeps
+ * that in begin_time), else its submit time. */
+static void _commit_wait(job_record_t *job_ptr, place_commit *cm)
+{
+	time_t from = 0;
+
+	if (job_ptr->details)
+		from = job_ptr->details->begin_time ? job_ptr->details->begin_time :
+						      job_ptr->details->submit_time;
+	if (!from || !job_ptr->start_time || job_ptr->start_time < from)
+		return;
+	cm->has_wait = 1;
+	cm->wait_s = difftime(job_ptr->start_time, from);
+}
+
 extern int topognn_job_commit(job_record_t *job_ptr)
 {
 	topognn_ctx_t *ctx;
@@ -200,6 +236,8 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	bool have_dec;
 	hostlist_t *groups_hl = NULL;
 	char *plan = NULL, *groups = NULL, *chosen = NULL, *baseline = NULL;
+	char *shadow_nodes[TOPOGNN_SHADOW_MAX] = { NULL };
+	place_shadow_choice shadow[TOPOGNN_SHADOW_MAX];
 	const char **group_names, *sharp;
 	place_commit cm = { 0 };
 
@@ -269,6 +307,7 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	cm.running_jobs = topognn_state_job_start(ctx, job_ptr) ?
 			  ctx->state_jobs - 1 : ctx->state_jobs;
 	cm.policy = place_policy_name(ctx->conf.policy);
+	_commit_wait(job_ptr, &cm);
 	if (have_dec && dec.fallback[0]) {
 		cm.fallback = dec.fallback;
 	} else if (have_dec && dec.ctx == ctx) {
@@ -285,6 +324,8 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 		cm.baseline_nodes = baseline;
 		if (ctx->conf.policy == PLACE_POLICY_GNN)
 			cm.model = ctx->conf.model_file;
+		cm.nshadow = _shadow_choices(ctx, &dec, shadow, shadow_nodes);
+		cm.shadow = shadow;
 	} else {
 		cm.fallback = "topognn has no evaluation of this job (not evaluated since slurmctld started, or overwritten in its table)";
 	}
@@ -309,8 +350,32 @@ extern int topognn_job_commit(job_record_t *job_ptr)
 	xfree(groups);
 	xfree(chosen);
 	xfree(baseline);
+	for (int i = 0; i < TOPOGNN_SHADOW_MAX; i++)
+		xfree(shadow_nodes[i]);
 	_decision_clear(&dec);
 	return SLURM_SUCCESS;
+}
+
+/* The decision log's end event of a job that ran (elapsed: end - start),
+ * for placement-report's realised outcomes. */
+static void _write_end(const topognn_ctx_t *ctx, job_record_t *job_ptr)
+{
+	static time_t last;
+	topo_error err;
+	char buf[512];
+
+	if (!ctx || !ctx->conf.decision_log || ctx->conf.mode == TOPOGNN_MODE_OFF ||
+	    !job_ptr->start_time || job_ptr->end_time < job_ptr->start_time)
+		return;
+	if (!place_record_write_end_path(ctx->conf.decision_log, job_ptr->job_id,
+					 (double) job_ptr->end_time,
+					 difftime(job_ptr->end_time, job_ptr->start_time),
+					 NAN, &err))
+		return;
+	if (time(NULL) - last > 60) {
+		error("DecisionLog %s", topo_error_format(&err, buf, sizeof(buf)));
+		last = time(NULL);
+	}
 }
 
 extern int topognn_job_end(job_record_t *job_ptr)
@@ -319,6 +384,8 @@ extern int topognn_job_end(job_record_t *job_ptr)
 		return SLURM_SUCCESS;
 	slurm_rwlock_rdlock(&topognn_lock);
 	topognn_state_job_end(topognn_ctx, job_ptr);
+	_write_end(topognn_ctx, job_ptr);
 	slurm_rwlock_unlock(&topognn_lock);
+	topognn_runtime_job_end(job_ptr);
 	return SLURM_SUCCESS;
 }

@@ -71,6 +71,7 @@ typedef struct {
 extern int init(void)
 {
 	verbose("%s loaded", plugin_name);
+	topognn_runtime_init();
 	return SLURM_SUCCESS;
 }
 
@@ -98,6 +99,8 @@ extern int fini(void)
 	ranked_loaded = false;
 	slurm_mutex_unlock(&ranked_lock);
 	topognn_record_fini();
+	topognn_shadow_fini();
+	topognn_runtime_fini();
 	return SLURM_SUCCESS;
 }
 

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,12 @@ static void test_commit_read_back(void **st)
 	place_state *s = place_state_new(c);
 	place_engine *e = place_engine_new(c, NULL, &err);
 	const char *groups[] = { "su2" };
+	/* shadow mode's baselines: model holds, tree-switches places */
+	const place_shadow_choice shadow[2] = {
+		{ "model", "n[01-03]", 1, 1, 30.0 },
+		{ "tree-switches", "n[01-02,05]", 2, 0, -1 },
+	};
+	const report_choice *sc;
 	place_commit cm = { 0 };
 	place_request r;
 	place_decision d;
@@ -240,6 +247,10 @@ static void test_commit_read_back(void **st)
 	cm.kind = d.chosen.kind;
 	cm.chosen_nodes = "n[05-07]";
 	cm.baseline_nodes = "n[05-07]";
+	cm.has_wait = 1;
+	cm.wait_s = 12.5;
+	cm.shadow = shadow;
+	cm.nshadow = 2;
 	assert_int_equal(place_record_write_commit(path, &cm, &err), 0);
 	/* a job Slurm placed itself */
 	memset(&cm, 0, sizeof(cm));
@@ -255,9 +266,11 @@ static void test_commit_read_back(void **st)
 	assert_non_null(f);
 	assert_int_equal(place_record_write_end(f, 4242, 1700003700.0, 3600.0, 1.25), 0);
 	fclose(f);
+	/* the plugin's way: by path, in one write */
+	assert_int_equal(place_record_write_end_path(path, 4243, 1700000300.0, 100.0, NAN, &err), 0);
 
 	assert_int_equal(report_log_load(path, &log, &err), 0);
-	assert_int_equal(log.lines, 3);
+	assert_int_equal(log.lines, 4);
 	assert_int_equal(log.n, 2);
 	assert_int_equal(log.skipped, 0);
 	rd = report_log_find(&log, 4242);
@@ -290,9 +303,28 @@ static void test_commit_read_back(void **st)
 	assert_int_equal(rd->ended, 1);
 	assert_true(rd->elapsed_s == 3600.0);
 	assert_true(rd->realised_slowdown == 1.25);
+	/* the wait and shadow mode's baselines (a hold has no hosts) */
+	assert_true(rd->wait_s == 12.5);
+	assert_int_equal(rd->nshadow, 2);
+	sc = report_decision_shadow(rd, "model");
+	assert_int_equal(sc->hold, 1);
+	assert_int_equal(sc->nhosts, 0);
+	assert_int_equal(sc->groups, -1);
+	assert_true(sc->expected_wait_s == 30.0);
+	sc = report_decision_shadow(rd, "tree-switches");
+	assert_int_equal(sc->hold, 0);
+	assert_int_equal(sc->nhosts, 3);
+	assert_string_equal(sc->hosts[2], "n05");
+	assert_int_equal(sc->groups, 2);
+	assert_true(isnan(sc->expected_wait_s));
 	/* the job Slurm placed: not ok, the reason, its allocation */
 	rd = report_log_find(&log, 4243);
 	assert_non_null(rd);
+	assert_true(isnan(rd->wait_s));
+	assert_int_equal(rd->nshadow, 0);
+	assert_int_equal(rd->ended, 1);
+	assert_true(rd->elapsed_s == 100.0);
+	assert_true(isnan(rd->realised_slowdown));
 	assert_int_equal(rd->ok, 0);
 	assert_string_equal(rd->reason, "contiguous jobs are placed by Slurm");
 	assert_int_equal(rd->nallocated, 1);

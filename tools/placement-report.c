@@ -8,6 +8,9 @@
  *                                     what the engine would choose now (allocates nothing)
  *   placement-report history [--since T] [--export FILE]
  *                                     decision statistics; training samples for topognn-train
+ *   placement-report shadow [--since T]
+ *                                     the learned policy against model and tree-switches
+ *                                     (shadow mode), with intervals and a verdict
  *   placement-report metrics          topognn's own metrics, Prometheus text format
  *   placement-report dashboard --html FILE
  *                                     the Grafana dashboard's panels as a static page
@@ -58,6 +61,7 @@ static void usage(FILE *f)
 		"       " PROG " [options] cluster\n"
 		"       " PROG " [options] whatif --nodes N --gpus-per-node G [--comm heavy|light|none]\n"
 		"       " PROG " [options] history [--since T] [--until T] [--export FILE]\n"
+		"       " PROG " [options] shadow [--since T] [--until T]\n"
 		"       " PROG " [options] metrics\n"
 		"       " PROG " [options] dashboard [--html FILE]\n"
 		"sources:  --decisions FILE  --graph FILE.json | --ibnetdiscover FILE | --fattree SPEC\n"
@@ -241,8 +245,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	if (strcmp(o->cmd, "job") && strcmp(o->cmd, "cluster") && strcmp(o->cmd, "whatif") &&
-	    strcmp(o->cmd, "history") && strcmp(o->cmd, "metrics") && strcmp(o->cmd, "dashboard")) {
-		fprintf(stderr, PROG ": unknown command \"%s\" (job, cluster, whatif, history, metrics, dashboard)\n",
+	    strcmp(o->cmd, "history") && strcmp(o->cmd, "metrics") && strcmp(o->cmd, "dashboard") &&
+	    strcmp(o->cmd, "shadow")) {
+		fprintf(stderr, PROG ": unknown command \"%s\" (job, cluster, whatif, history, shadow, metrics, dashboard)\n",
 			o->cmd);
 		return -1;
 	}
@@ -515,6 +520,8 @@ int main(int argc, char **argv)
 		rc = cmd_whatif(&x);
 	else if (!strcmp(o.cmd, "history"))
 		rc = cmd_history(&x);
+	else if (!strcmp(o.cmd, "shadow"))
+		rc = cmd_shadow(&x);
 	else if (!strcmp(o.cmd, "dashboard"))
 		rc = cmd_dashboard(&x);
 	else

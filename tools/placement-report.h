@@ -2,7 +2,7 @@
  * placement-report.h: what the subcommands of placement-report share (see
  * placement-report.c for the tool, placement-report(1) for its use). One
  * file per subcommand: placement-report-job.c, -cluster.c, -whatif.c,
- * -history.c (history, metrics and dashboard); the options, the sources and the
+ * -history.c (history, metrics and dashboard), -shadow.c; the options, the sources and the
  * output helpers live in placement-report.c. The reasoning about a
  * decision (why an alternative lost) is in the report library
  * (report_why.h), where the unit tests reach it.
@@ -78,6 +78,7 @@ int cmd_job(struct ctx *x);
 int cmd_cluster(struct ctx *x);
 int cmd_whatif(struct ctx *x);
 int cmd_history(struct ctx *x);
+int cmd_shadow(struct ctx *x);
 int cmd_metrics(struct ctx *x);
 int cmd_dashboard(struct ctx *x);
 

@@ -204,6 +204,25 @@ static void commit_decision(json_t *o, const place_commit *cm)
 		json_object_set_new(chosen, "model", json_string(cm->model));
 }
 
+/* Shadow mode: the other policies' choices. */
+static json_t *shadow_json(const place_shadow_choice *sh, int n)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; a && i < n; i++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "policy", str_or_empty(sh[i].policy));
+		json_object_set_new(o, "nodes", str_or_empty(sh[i].hold ? NULL : sh[i].nodes));
+		json_object_set_new(o, "groups", json_integer(sh[i].hold ? -1 : sh[i].groups));
+		json_object_set_new(o, "hold", json_boolean(sh[i].hold));
+		if (sh[i].hold && sh[i].expected_wait_s >= 0)
+			json_object_set_new(o, "expected_wait_s", json_real(sh[i].expected_wait_s));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 char *place_record_write_commit_mem(const place_commit *cm)
 {
 	json_t *o = json_object(), *groups = json_array();
@@ -225,6 +244,10 @@ char *place_record_write_commit_mem(const place_commit *cm)
 	json_object_set_new(o, "ngroups", json_integer(cm->ngroups));
 	json_object_set_new(o, "leaves", json_integer(cm->leaves));
 	json_object_set_new(o, "running_jobs", json_integer(cm->running_jobs));
+	if (cm->has_wait)
+		json_object_set_new(o, "wait_s", json_real(cm->wait_s));
+	if (cm->nshadow > 0 && cm->shadow)
+		json_object_set_new(o, "shadow", shadow_json(cm->shadow, cm->nshadow));
 	if (cm->fallback || !cm->dec) {
 		json_t *t = json_object();
 
@@ -237,9 +260,10 @@ char *place_record_write_commit_mem(const place_commit *cm)
 	return dump_line(o);
 }
 
-int place_record_write_commit(const char *path, const place_commit *cm, topo_error *err)
+/* Append line (malloc'd, NUL-terminated, freed here) and a newline to the
+ * file at path in one write(2) on an O_APPEND descriptor. */
+static int append_line(const char *path, char *line, topo_error *err)
 {
-	char *line = place_record_write_commit_mem(cm);
 	size_t len;
 	ssize_t put;
 	int fd;
@@ -263,6 +287,32 @@ int place_record_write_commit(const char *path, const place_commit *cm, topo_err
 	close(fd);
 	free(line);
 	return put == (ssize_t)(len + 1) ? 0 : -1;
+}
+
+int place_record_write_commit(const char *path, const place_commit *cm, topo_error *err)
+{
+	return append_line(path, place_record_write_commit_mem(cm), err);
+}
+
+int place_record_write_end_path(const char *path, uint32_t job, double timestamp,
+				double elapsed_s, double realised_slowdown, topo_error *err)
+{
+	char *line = malloc(256);
+	int n;
+
+	if (!line) {
+		topo_error_set(err, path, 0, "out of memory");
+		return -1;
+	}
+	/* the same fields as place_record_write_end() */
+	n = snprintf(line, 256, "{\"event\":\"end\",\"job\":%u,\"timestamp\":%.17g,\"elapsed_s\":%.3f",
+		     job, timestamp, elapsed_s);
+	if (n > 0 && n < 200 && !isnan(realised_slowdown))
+		n += snprintf(line + n, 256 - (size_t)n, ",\"realised_slowdown\":%.6g",
+			      realised_slowdown);
+	if (n > 0 && n < 254)
+		snprintf(line + n, 256 - (size_t)n, "}");
+	return append_line(path, line, err);
 }
 
 int place_record_write_end(FILE *f, uint32_t job, double timestamp, double elapsed_s,

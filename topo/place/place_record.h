@@ -33,6 +33,18 @@ int place_record_write(FILE *f, const place_cluster *c, const place_request *r,
 		       const place_decision *d, const char *scorer, double timestamp);
 
 /*
+ * Shadow mode: what another policy would have done with the same request at
+ * the same moment (placement-report shadow compares them).
+ */
+typedef struct place_shadow_choice {
+	const char *policy;     /* "model", "tree-switches" */
+	const char *nodes;      /* its hosts as a hostlist; "" when it holds */
+	int groups;             /* groups of its hosts; -1 none */
+	int hold;               /* 1: it would not start the job now */
+	double expected_wait_s; /* holding: its predicted wait; < 0 unknown */
+} place_shadow_choice;
+
+/*
  * A decision that became an allocation, as a scheduler adapter knows it
  * when the job starts (the Slurm plugin's prep hook). Plain C: the adapter
  * turns its own types (bitmaps, job records) into these numbers and
@@ -62,6 +74,12 @@ typedef struct place_commit {
 	const char *kind;           /* how the chosen set was built */
 	const char *chosen_nodes, *baseline_nodes;
 	const char *model;          /* the GNN model file that scored, or NULL */
+	/* how long the job waited: start - eligible time (has_wait 0: unknown) */
+	int has_wait;
+	double wait_s;
+	/* shadow mode: the other policies' choices ("shadow": [...]) */
+	const place_shadow_choice *shadow;
+	int nshadow;
 } place_commit;
 
 /* The commit line of cm as one line of JSON (no newline), malloc'd; NULL
@@ -81,5 +99,10 @@ int place_record_write_commit(const char *path, const place_commit *cm, topo_err
  * written). 0, or -1. */
 int place_record_write_end(FILE *f, uint32_t job, double timestamp, double elapsed_s,
 			   double realised_slowdown);
+
+/* The same, appended to the file at path in one write(2) as
+ * place_record_write_commit() does. 0, or -1 with err. */
+int place_record_write_end_path(const char *path, uint32_t job, double timestamp,
+				double elapsed_s, double realised_slowdown, topo_error *err);
 
 #endif

@@ -81,6 +81,9 @@ static void decision_free(report_decision *d)
 	for (int a = 0; a < d->nalternatives; a++)
 		choice_free(&d->alternatives[a]);
 	free(d->alternatives);
+	for (int a = 0; a < d->nshadow; a++)
+		choice_free(&d->shadow[a]);
+	free(d->shadow);
 	for (int i = 0; i < d->nallocated; i++)
 		free(d->allocated[i]);
 	free(d->allocated);
@@ -139,6 +142,8 @@ static int hosts_from(json_t *v, char ***out, int *n, const char **why)
 		*why = "the hosts are neither a list nor a hostlist string";
 		return -1;
 	}
+	if (!*json_string_value(v)) /* none: a shadow choice that holds */
+		return (*out = calloc(1, sizeof(char *))) ? 0 : -1;
 	if (topo_hostlist_expand(json_string_value(v), &hl, "", 0, &e)) {
 		topo_hostlist_free(&hl); /* the list may have grown before the error */
 		*why = "the hostlist does not expand";
@@ -156,7 +161,7 @@ static int choice_from(json_t *o, report_choice *c, const char **why)
 
 	memset(c, 0, sizeof(*c));
 	c->groups = c->leaves = c->diameter = -1;
-	c->cost = c->comm_time_s = c->frag_cost = c->confidence = NAN;
+	c->cost = c->comm_time_s = c->frag_cost = c->confidence = c->expected_wait_s = NAN;
 	if (!json_is_object(o))
 		return 0;
 	if (!h)
@@ -172,7 +177,35 @@ static int choice_from(json_t *o, report_choice *c, const char **why)
 	c->comm_time_s = num(json_object_get(o, "comm_time_s"), NAN);
 	c->frag_cost = num(json_object_get(o, "frag_cost"), NAN);
 	c->confidence = num(json_object_get(o, "confidence"), NAN);
+	c->hold = json_is_true(json_object_get(o, "hold"));
+	c->expected_wait_s = num(json_object_get(o, "expected_wait_s"), NAN);
 	return 0;
+}
+
+/* A commit line's "shadow": [...] (shadow mode). */
+static int shadow_from(json_t *a, report_decision *d, const char **why)
+{
+	json_t *o;
+	size_t i;
+
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return 0;
+	if (!(d->shadow = calloc(json_array_size(a), sizeof(report_choice))))
+		return -1;
+	json_array_foreach(a, i, o) {
+		d->nshadow = (int)i + 1;
+		if (choice_from(o, &d->shadow[i], why))
+			return -1;
+	}
+	return 0;
+}
+
+const report_choice *report_decision_shadow(const report_decision *d, const char *p)
+{
+	for (int i = 0; i < d->nshadow; i++)
+		if (!strcmp(d->shadow[i].policy, p))
+			return &d->shadow[i];
+	return NULL;
 }
 
 static void request_from(json_t *r, report_decision *d)
@@ -224,6 +257,7 @@ static int record_fields(json_t *o, report_decision *d, const char **why)
 	d->latency_us = num(json_object_get(o, "latency_us"), NAN);
 	d->deferred = json_is_true(json_object_get(loc, "deferred"));
 	d->waited_s = num(json_object_get(loc, "waited_s"), 0);
+	d->expected_wait_s = num(json_object_get(loc, "expected_wait_s"), NAN);
 	request_from(json_object_get(o, "request"), d);
 	if (choice_from(json_object_get(o, "chosen"), &d->chosen, why) ||
 	    choice_from(json_object_get(o, "baseline"), &d->baseline, why))
@@ -310,6 +344,9 @@ static int from_commit(json_t *o, report_decision *d, const char **why)
 		copy_str(d->reason, sizeof(d->reason), json_object_get(t, "fallback"));
 	if (!d->ok && !d->reason[0])
 		snprintf(d->reason, sizeof(d->reason), "topognn made no decision for this job");
+	d->wait_s = num(json_object_get(o, "wait_s"), NAN);
+	if (shadow_from(json_object_get(o, "shadow"), d, why))
+		return -1;
 	return hosts_from(json_object_get(o, "nodes"), &d->allocated, &d->nallocated, why);
 }
 
@@ -382,6 +419,7 @@ static int parse_line(report_log *log, job_index *jx, const char *s, size_t len,
 	d.line = line;
 	d.followed = -1;
 	d.latency_us = d.end_time = d.elapsed_s = d.realised_slowdown = NAN;
+	d.wait_s = d.expected_wait_s = NAN;
 	if (json_is_integer(job = json_object_get(o, "job"))) {
 		rc = from_record(o, &d, &why);
 	} else if (json_is_integer(job = json_object_get(o, "job_id"))) {

@@ -34,6 +34,10 @@ typedef struct report_choice {
 	int groups, leaves, diameter;
 	double cost, comm_time_s, frag_cost;
 	double confidence; /* gnn ensemble: share of models ranking it first; NAN unknown */
+	/* shadow choices (report_decision.shadow): the policy would not start
+	 * the job now, and its predicted wait (NAN unknown) */
+	int hold;
+	double expected_wait_s;
 } report_choice;
 
 typedef struct report_decision {
@@ -57,6 +61,7 @@ typedef struct report_decision {
 	 * not started by this decision; waited_s = how long it had been deferred */
 	int deferred;
 	double waited_s;
+	double expected_wait_s; /* deferred: the predicted wait; NAN unknown */
 	/* choices (nhosts 0 when absent) */
 	report_choice chosen, baseline;
 	report_choice *alternatives;
@@ -66,6 +71,12 @@ typedef struct report_decision {
 	char **allocated;
 	int nallocated;
 	int followed;         /* allocation == chosen: 1, 0, -1 unknown */
+	double wait_s;        /* plugin lines: start - eligible time; NAN unknown */
+	/* shadow mode (plugin lines): other policies' choices for the same
+	 * request at the same moment ("model", "tree-switches"), hosts empty
+	 * and hold 1 when the policy would not start the job now */
+	report_choice *shadow;
+	int nshadow;
 	/* the outcome, from the job's end event */
 	int ended;
 	double end_time, elapsed_s, realised_slowdown; /* NAN unknown */
@@ -103,6 +114,9 @@ int *report_log_running(const report_log *log, double at, int *n);
 
 /* Timestamp of the last line (decision or end); 0 for an empty log. */
 double report_log_last_time(const report_log *log);
+
+/* The decision's shadow choice of policy p; NULL when not recorded. */
+const report_choice *report_decision_shadow(const report_decision *d, const char *p);
 
 /* Whether two choices hold the same hosts (order ignored). */
 int report_choice_same_hosts(const report_choice *a, const report_choice *b);

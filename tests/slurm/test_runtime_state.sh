@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# test_runtime_state.sh: the plugin's run-time predictor and shadow records
+# on a real one-machine Slurm cluster (32 slurmd, 4 groups x 8 hosts x 2
+# rails, Mode=shadow, RuntimePrediction=yes).
+#
+# Checked: slurmctld starts with no saved predictor state and says so; jobs
+# that end are learned (prep/topognn's epilog_slurmctld) and the state file
+# appears in StateSaveLocation (mode 0600, the predictor's header); the
+# decision log gets end events, commit lines with wait_s and the shadow
+# block (model and tree-switches) and placement-report shadow reads it;
+# after a slurmctld restart the state is loaded again (log line with the
+# jobs learned); a corrupt state file and a symlink in its place are logged
+# and ignored, slurmctld stays up and schedules.
+#
+# Needs root, the Slurm from scripts/build-slurm.sh and a build configured
+# with --with-slurm-source. Environment: as tests/slurm/cluster.sh, plus
+#   TOPOGNN_BUILD_DIR      build dir (default <repo>/_build/default)
+#   TOPOGNN_PLUGIN_SO_DIR  dir of topology_topognn.so, prep_topognn.so
+#   TOPOGNN_TEST_LOCK      a lock file taken for the whole test (e.g. the one
+#                          bench/slurm.sh takes around each run), none: no lock
+# Prints "N passed, N failed" last; exit 1 on failure.
+set -euo pipefail
+
+script_dir=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)
+repo_root=$(cd -- "$script_dir/../.." && pwd)
+cluster="$script_dir/cluster.sh"
+
+if [[ -n "${TOPOGNN_TEST_LOCK:-}" && "${TOPOGNN_TEST_LOCK}" != none && -z "${TOPOGNN_TEST_LOCKED:-}" ]]; then
+    export TOPOGNN_TEST_LOCKED=1
+    exec flock "$TOPOGNN_TEST_LOCK" "$0" "$@"
+fi
+
+build_dir=${TOPOGNN_BUILD_DIR:-$repo_root/_build/default}
+so_dir=${TOPOGNN_PLUGIN_SO_DIR:-$build_dir/slurm-plugin/.libs}
+export TOPOGNN_CLUSTER_DIR=${TOPOGNN_CLUSTER_DIR:-$repo_root/.local/cluster-runtime}
+export TOPOGNN_CLUSTER_NODES=32
+export TOPOGNN_TOPOLOGY_PLUGIN=topology/topognn
+export TOPOGNN_PLUGIN_DIRS="$so_dir"
+
+passed=0
+failed=0
+pass() { passed=$(( passed + 1 )); printf 'ok   - %s\n' "$*"; }
+fail() { failed=$(( failed + 1 )); printf 'FAIL - %s\n' "$*"; }
+finish() { printf '%d passed, %d failed\n' "$passed" "$failed"; (( failed == 0 )); }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/topognn-runtime.XXXXXX")
+chmod 755 "$work"
+cleanup() {
+    "$cluster" stop >/dev/null 2>&1 || true
+    rm -rf -- "$work"
+}
+trap cleanup EXIT
+
+"$repo_root/scripts/build-slurm.sh" >/dev/null
+for f in "$so_dir/topology_topognn.so" "$so_dir/prep_topognn.so" \
+         "$build_dir/slurm-plugin/fattree_json" "$build_dir/tools/placement-report"; do
+    [[ -e "$f" ]] || { fail "missing $f (configure --with-slurm-source and make)"; finish; exit 1; }
+done
+"$build_dir/slurm-plugin/fattree_json" "groups=4,hosts=8,rails=2,spines=2,prefix=n,digits=3" \
+    > "$work/graph.json"
+cat > "$work/topognn.conf" <<EOF
+# topognn.conf for tests/slurm/test_runtime_state.sh
+GraphFile=$work/graph.json
+Mode=shadow
+RuntimePrediction=yes
+DecisionLog=$work/decisions.jsonl
+ClassRule=minnodes=2 class=heavy
+EOF
+printf 'PrEpPlugins=prep/script,prep/topognn\n' > "$work/extra.conf"
+export TOPOGNN_CLUSTER_EXTRA_CONF="$work/extra.conf"
+export TOPOGNN_CLUSTER_EXTRA_FILES="$work/topognn.conf"
+
+eval "$("$cluster" env)"
+if ! "$cluster" start; then
+    fail "cluster start with topology/topognn"
+    finish
+    exit 1
+fi
+ctld_log="$TOPOGNN_CLUSTER_DIR/log/slurmctld.log"
+state="$TOPOGNN_CLUSTER_DIR/state/topognn_runtime.state"
+
+# run a job of N nodes for S seconds and wait until it left the queue
+run_job() { # nodes seconds name
+    local id deadline=$(( SECONDS + 60 ))
+    id=$(timeout 10 sbatch --parsable --exclusive -N "$1" -t 2 -J "$3" --chdir="$work" \
+         --output=/dev/null --wrap "sleep $2") || return 1
+    id=${id%%;*}
+    while (( SECONDS < deadline )); do
+        [[ -z "$(timeout 10 squeue -h -j "$id" -o %i 2>/dev/null)" ]] && return 0
+        sleep 0.5
+    done
+    return 1
+}
+# wait up to 20 s for a pattern in slurmctld.log (after line FROM)
+log_has() { # pattern from
+    local deadline=$(( SECONDS + 20 ))
+    while (( SECONDS < deadline )); do
+        tail -n +"$2" "$ctld_log" | grep -q -- "$1" && return 0
+        sleep 0.5
+    done
+    return 1
+}
+lines() { wc -l < "$ctld_log"; }
+
+if log_has 'no saved run-time predictor state at .*: it starts empty' 1; then
+    pass "first start: no saved predictor state, logged"
+else
+    fail "first start: no 'starts empty' line in slurmctld.log"
+fi
+
+for k in 1 2 3; do
+    run_job 10 1 "heavy-$k" || fail "job heavy-$k did not run and leave the queue"
+done
+deadline=$(( SECONDS + 20 ))
+until [[ -f "$state" ]] || (( SECONDS > deadline )); do sleep 0.5; done
+if [[ -f "$state" && ! -L "$state" ]] && [[ "$(stat -c %a "$state")" == 600 ]] &&
+   head -n 1 "$state" | grep -q '^topognn-runtime'; then
+    pass "jobs ended: the predictor state appeared in StateSaveLocation (0600, $(wc -c < "$state") bytes)"
+else
+    fail "no predictor state at $state: $(ls -l "$TOPOGNN_CLUSTER_DIR/state" 2>&1 | tr '\n' ' ')"
+fi
+
+ends=$(grep -c '"event":"end"' "$work/decisions.jsonl" 2>/dev/null || true)
+shadowed=$(grep '"job_id"' "$work/decisions.jsonl" 2>/dev/null | grep '"wait_s"' |
+           grep -c '"shadow":\[{"policy":"model".*"policy":"tree-switches"' || true)
+if (( ends >= 3 && shadowed >= 3 )); then
+    pass "decision log: $ends end events, $shadowed commit lines with wait_s and the shadow baselines"
+else
+    fail "decision log: $ends end events, $shadowed shadow commit lines: $(head -c 600 "$work/decisions.jsonl" 2>&1)"
+fi
+report=$("$build_dir/tools/placement-report" --decisions "$work/decisions.jsonl" shadow --json 2>&1 || true)
+if python3 -c 'import json,sys; r=json.load(sys.stdin); sys.exit(0 if r["with_shadow"] >= 3 and r["ended"] >= 3 and len(r["baselines"]) == 2 else 1)' <<< "$report"; then
+    pass "placement-report shadow reads the live log: $(python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["verdict"])' <<< "$report")"
+else
+    fail "placement-report shadow: $report"
+fi
+
+from=$(lines)
+if "$cluster" restart-ctld >/dev/null &&
+   log_has 'run-time predictor state loaded from .*: [3-9][0-9]* jobs learned' "$from"; then
+    pass "after a slurmctld restart: $(tail -n +"$from" "$ctld_log" | grep -o 'run-time predictor state loaded from .*' | head -n 1)"
+else
+    fail "restart: no 'state loaded' line: $(tail -n +"$from" "$ctld_log" | grep topognn | head -n 5)"
+fi
+
+# a corrupt file: logged, ignored, slurmctld schedules
+printf 'topognn-runtime 1\ngarbage here\n' > "$state"
+from=$(lines)
+if "$cluster" restart-ctld >/dev/null && log_has 'ignoring the run-time predictor state' "$from" &&
+   run_job 2 1 heavy-after-corrupt; then
+    pass "a corrupt state file is logged and ignored; slurmctld schedules"
+else
+    fail "corrupt state: $(tail -n +"$from" "$ctld_log" | grep -i 'topognn\|fatal' | head -n 5)"
+fi
+
+# a symlink in its place is not followed
+rm -f -- "$state"
+ln -s /etc/passwd "$state"
+from=$(lines)
+if "$cluster" restart-ctld >/dev/null &&
+   log_has 'cannot read the run-time predictor state .*it starts empty' "$from" &&
+   run_job 2 1 heavy-after-link && [[ -f "$state" && ! -L "$state" ]] &&
+   head -n 1 "$state" | grep -q '^topognn-runtime'; then
+    pass "a symlink as the state file is not followed; the next save replaces it with a file"
+else
+    fail "symlink: $(tail -n +"$from" "$ctld_log" | grep -i 'topognn' | head -n 5); $(ls -l "$state" 2>&1)"
+fi
+"$cluster" stop >/dev/null 2>&1 || true
+finish
