@@ -60,8 +60,8 @@ static int _gmin(const topognn_ctx_t *ctx, int n)
 /* tree-switches' wait budget for the job: LocalityWait of its limit. */
 static double _budget(const topognn_ctx_t *ctx, const place_request *req)
 {
-	double b = ctx->conf.locality_wait_frac * req->time_limit_s;
-	double cap = ctx->conf.locality_wait_cap_s;
+	double b = ctx->conf.place.locality_wait_frac * req->time_limit_s;
+	double cap = ctx->conf.place.locality_wait_cap_s;
 
 	return cap > 0 && b > cap ? cap : b;
 }
