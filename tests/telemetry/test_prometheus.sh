@@ -323,6 +323,7 @@ check "leaf-r0 estimate now only from node0001 (40 Gb/s tx, util 0.20)" \
 	$(near "$(field "$line" util)" 0.20 0.025; echo $?) "got: $line"
 
 # ---- Prometheus hung, then down ---------------------------------------------------------
+# libcurl reports the 400 ms timeout as it measured it: 399 to 4xx ms (CI saw 399).
 kill -STOP "$prom"
 t0=${EPOCHREALTIME/./}
 out=$("$PROBE" --url "$URL" --timeout-ms 400 --retries 1 --backoff-ms 100 2>&1)
@@ -330,7 +331,7 @@ rc=$?
 ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
 echo "$out" | sed 's/^/  | /'
 check "hung Prometheus: timeout error after 2 attempts, within ${ms} ms (< 2500)" \
-	$([ $rc -eq 2 ] && [ $ms -lt 2500 ] && printf '%s\n' "$out" | grep -q "unreachable: Operation timed out after 40[0-9] milliseconds.*(after 2 attempts)"; echo $?) "exit $rc"
+	$([ $rc -eq 2 ] && [ $ms -lt 2500 ] && printf '%s\n' "$out" | grep -Eq "unreachable: Operation timed out after (39[0-9]|4[0-9][0-9]) milliseconds.*\(after 2 attempts\)"; echo $?) "exit $rc"
 kill -CONT "$prom"
 kill "$prom"
 wait "$prom" 2>/dev/null
