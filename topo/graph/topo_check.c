@@ -53,7 +53,9 @@ static int check_loops_and_duplicates(topo_graph *g)
 		for (int k = 0; inc && k < n_inc && inc[k] < (int)i; k++) {
 			const topo_edge *f = topo_graph_edge(g, inc[k]);
 
-			if (f->kind != TOPO_E_FABRIC || !same_cable(e, f) || known(g, "duplicate-edge", n))
+			/* either end: a reloaded graph may list the cable the other way round */
+			if (f->kind != TOPO_E_FABRIC || !same_cable(e, f) || known(g, "duplicate-edge", n) ||
+			    known(g, "duplicate-edge", name(g, e->b)))
 				continue;
 			if (topo_graph_add_anomaly(g, "duplicate-edge", n,
 						   "the cable %s port %d - %s port %d is listed twice", n,
