@@ -19,23 +19,16 @@
 
 int cmd_history(struct ctx *x)
 {
-	double since = -INFINITY, until = INFINITY, ref = report_log_last_time(&x->log);
+	double since = -INFINITY, until = INFINITY;
 	report_stats st;
 	char t1[64], t2[64], buf[1024];
 	int exported = -1, rc = 0;
 	topo_error err;
 
-	if (!x->have_log) {
-		fprintf(stderr, PROG ": history needs the decision log (--decisions FILE)%s%s\n",
-			x->nnotes ? ": " : "", x->nnotes ? x->notes[0] : "");
-		return 1;
-	}
-	if ((x->o->since && parse_time(x->o->since, ref, &since)) ||
-	    (x->o->until && parse_time(x->o->until, ref, &until))) {
-		fprintf(stderr, PROG ": --since/--until: not a time (epoch seconds, "
-				"YYYY-MM-DDTHH:MM:SS, or 2h/30m/7d back from the newest log line)\n");
-		return 2;
-	}
+	int wrc = log_window(x, "history", &since, &until);
+
+	if (wrc)
+		return wrc;
 	if (report_stats_compute(&x->log, since, until, &st))
 		return 1;
 	if (x->o->export_path) {

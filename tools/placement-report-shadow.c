@@ -129,21 +129,14 @@ static void print_text(const report_shadow *s, const char *verdict)
 
 int cmd_shadow(struct ctx *x)
 {
-	double since = -INFINITY, until = INFINITY, ref = report_log_last_time(&x->log);
+	double since = -INFINITY, until = INFINITY;
 	report_shadow s;
 	char verdict[256];
 
-	if (!x->have_log) {
-		fprintf(stderr, PROG ": shadow needs the decision log (--decisions FILE)%s%s\n",
-			x->nnotes ? ": " : "", x->nnotes ? x->notes[0] : "");
-		return 1;
-	}
-	if ((x->o->since && parse_time(x->o->since, ref, &since)) ||
-	    (x->o->until && parse_time(x->o->until, ref, &until))) {
-		fprintf(stderr, PROG ": --since/--until: not a time (epoch seconds, "
-				"YYYY-MM-DDTHH:MM:SS, or 2h/30m/7d back from the newest log line)\n");
-		return 2;
-	}
+	int wrc = log_window(x, "shadow", &since, &until);
+
+	if (wrc)
+		return wrc;
 	if (report_shadow_compute(&x->log, since, until, &s)) {
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;

@@ -130,6 +130,24 @@ int parse_time(const char *s, double ref, double *out)
 	return -1;
 }
 
+int log_window(const struct ctx *x, const char *cmd, double *since, double *until)
+{
+	double ref = report_log_last_time(&x->log);
+
+	if (!x->have_log) {
+		fprintf(stderr, PROG ": %s needs the decision log (--decisions FILE)%s%s\n", cmd,
+			x->nnotes ? ": " : "", x->nnotes ? x->notes[0] : "");
+		return 1;
+	}
+	if ((x->o->since && parse_time(x->o->since, ref, since)) ||
+	    (x->o->until && parse_time(x->o->until, ref, until))) {
+		fprintf(stderr, PROG ": --since/--until: not a time (epoch seconds, "
+				"YYYY-MM-DDTHH:MM:SS, or 2h/30m/7d back from the newest log line)\n");
+		return 2;
+	}
+	return 0;
+}
+
 const char *fmt_time(double t, char *buf, size_t len)
 {
 	time_t s = (time_t)t;

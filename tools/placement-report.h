@@ -61,6 +61,9 @@ int write_pictures(struct ctx *x, const char *title, int highlight);
 int build_occupancy(struct ctx *x);
 /* "1700000000", "2023-11-14T22:13:20" (UTC), or "90m"/"2h"/"7d" back from ref. */
 int parse_time(const char *s, double ref, double *out);
+/* The decision log and the --since/--until window that history and shadow
+ * need; 0, or the exit code after the message naming cmd. */
+int log_window(const struct ctx *x, const char *cmd, double *since, double *until);
 const char *fmt_time(double t, char *buf, size_t len);
 
 /* Colour on a terminal unless NO_COLOR or --no-color. */
