@@ -8,6 +8,7 @@
  *  the graph does not know are reported once and placed last.
 \*****************************************************************************/
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "topo_json.h"
+#include "topo_num.h"
 #include "topognn.h"
 
 static void _log_topo_error(const char *what, const topo_error *err)
@@ -129,13 +131,14 @@ static void _switch_speeds(topognn_ctx_t *ctx, const int *vid_sw)
 
 	for (int v = 0; v < nv; v++) {
 		const char *conf;
+		uint64_t speed;
 		int s = vid_sw[v];
 
 		if (s < 0)
 			continue;
 		conf = topo_graph_get_attr(ctx->graph, v, "link_speed");
-		if (conf && conf[0])
-			ctx->switch_speed[s] = strtoul(conf, NULL, 10);
+		if (conf && topo_parse_u64(conf, 10, UINT32_MAX, &speed) == 0)
+			ctx->switch_speed[s] = (uint32_t)speed;
 		if (!ctx->switch_speed[s])
 			ctx->switch_speed[s] = 1;
 	}

@@ -17,6 +17,7 @@
  *  there it only unpacks and prints topology and answers get_node_addr.
 \*****************************************************************************/
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,7 @@
 
 #include "src/plugins/topology/common/common_topo.h"
 
+#include "topo_num.h"
 #include "topognn.h"
 
 const char plugin_name[] = "topology topognn plugin";
@@ -487,6 +489,7 @@ extern int topognn_p_topoinfo_pack(void *topoinfo_ptr, buf_t *buffer,
 static void _print_rec(topognn_topo_rec_t *r, char **out)
 {
 	char *line = NULL, *pos = NULL, *env;
+	int len;
 
 	if (!xstrcmp(r->kind, "group")) {
 		xstrfmtcatat(line, &pos, "GroupName=%s", r->name);
@@ -505,8 +508,9 @@ static void _print_rec(topognn_topo_rec_t *r, char **out)
 			xstrfmtcatat(line, &pos, " Switches=%s", r->switches);
 		xstrfmtcatat(line, &pos, " Kind=%s", r->kind);
 	}
-	if ((env = getenv("SLURM_TOPO_LEN")))
-		xstrfmtcat(*out, "%.*s\n", atoi(env), line);
+	/* topology/tree's SLURM_TOPO_LEN: cut each line to that many bytes */
+	if ((env = getenv("SLURM_TOPO_LEN")) && topo_parse_int(env, 0, INT_MAX, &len) == 0)
+		xstrfmtcat(*out, "%.*s\n", len, line);
 	else
 		xstrfmtcat(*out, "%s\n", line);
 	xfree(line);

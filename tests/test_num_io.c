@@ -175,6 +175,50 @@ static void test_parse_int_u64_double(void **state)
 		assert_true(d == 2.5);
 		assert_int_equal(topo_parse_long_n("12\0" "3", 4, 0, 1000, &l), -1);
 	}
+	/* base 0: "0x" is hex, anything else decimal (a sysfs LID, never octal) */
+	assert_int_equal(topo_parse_u64("0x1a", 0, UINT16_MAX, &u), 0);
+	assert_true(u == 26);
+	assert_int_equal(topo_parse_u64("010", 0, UINT16_MAX, &u), 0);
+	assert_true(u == 10);
+	assert_int_equal(topo_parse_u64("0x10000", 0, UINT16_MAX, &u), -1);
+	assert_int_equal(topo_parse_u64("1a", 0, UINT16_MAX, &u), -1);
+}
+
+static void test_parse_prefix(void **state)
+{
+	const char *rest = "unchanged";
+	long l = 42;
+	double d = 42;
+
+	(void)state;
+	/* a number, then whatever the caller reads next */
+	assert_int_equal(topo_parse_double_prefix("25G", 0, HUGE_VAL, &d, &rest), 0);
+	assert_true(d == 25);
+	assert_string_equal(rest, "G");
+	assert_int_equal(topo_parse_double_prefix("1000BaseTFD", 0, HUGE_VAL, &d, &rest), 0);
+	assert_true(d == 1000);
+	assert_string_equal(rest, "BaseTFD");
+	assert_int_equal(topo_parse_long_prefix("1State", 1, 100, &l, &rest), 0);
+	assert_int_equal(l, 1);
+	assert_string_equal(rest, "State");
+	assert_int_equal(topo_parse_long_prefix("7", 1, 100, &l, &rest), 0);
+	assert_string_equal(rest, "");
+	/* the number itself stays strict; failures leave both outputs alone */
+	l = 42;
+	d = 42;
+	rest = "unchanged";
+	assert_int_equal(topo_parse_double_prefix(" 25G", 0, HUGE_VAL, &d, &rest), -1);
+	assert_int_equal(topo_parse_double_prefix("G", 0, HUGE_VAL, &d, &rest), -1);
+	assert_int_equal(topo_parse_double_prefix("infG", 0, HUGE_VAL, &d, &rest), -1);
+	assert_int_equal(topo_parse_double_prefix("1e999G", 0, HUGE_VAL, &d, &rest), -1);
+	assert_int_equal(topo_parse_double_prefix("-1G", 0, HUGE_VAL, &d, &rest), -1);
+	assert_int_equal(topo_parse_long_prefix("State", 1, 100, &l, &rest), -1);
+	assert_int_equal(topo_parse_long_prefix("0State", 1, 100, &l, &rest), -1);
+	assert_int_equal(topo_parse_long_prefix("99999999999999999999x", 1, LONG_MAX, &l, &rest), -1);
+	assert_int_equal(topo_parse_long_prefix(NULL, 1, 100, &l, &rest), -1);
+	assert_int_equal(l, 42);
+	assert_true(d == 42);
+	assert_string_equal(rest, "unchanged");
 }
 
 static void test_cmp_quantile(void **state)
@@ -403,6 +447,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_long),
 		cmocka_unit_test(test_parse_int_u64_double),
+		cmocka_unit_test(test_parse_prefix),
 		cmocka_unit_test(test_cmp_quantile),
 		cmocka_unit_test(test_str_uf_switch),
 		cmocka_unit_test(test_read_file),

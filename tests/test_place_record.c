@@ -256,6 +256,7 @@ static void test_commit_read_back(void **st)
 	memset(&cm, 0, sizeof(cm));
 	cm.job_id = 4243;
 	cm.time = 1700000200;
+	cm.name = "\xff-not-utf8"; /* the user's name for it: the line is still written */
 	cm.mode = "enforce";
 	cm.nodes = "n01";
 	cm.node_count = 1;

@@ -10,6 +10,7 @@
  * --out never holds a partial model.
  */
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -74,7 +75,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"conv", required_argument, NULL, 'c'},    {"loss", required_argument, NULL, 'x'},
 		{"seed", required_argument, NULL, 'S'},    {"progress", no_argument, NULL, 'p'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
-	char *end;
+	double lr;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -102,15 +103,13 @@ static void parse_options(int argc, char **argv, struct options *o)
 		case 'S': o->train.seed = parse_count("--seed", optarg, 0); break;
 		case 'p': o->progress = 1; break;
 		case 'l':
-			errno = 0;
-			o->train.lr = strtof(optarg, &end);
-			if (*end || end == optarg || errno || !isfinite(o->train.lr) ||
-			    !(o->train.lr > 0)) {
+			if (topo_parse_double(optarg, 0, FLT_MAX, &lr) < 0 || !((float)lr > 0)) {
 				fprintf(stderr,
 					"topognn-train: --lr needs a positive number below %g, "
-					"not \"%s\"\n", 3.4e38, optarg);
+					"not \"%s\"\n", FLT_MAX, optarg);
 				exit(2);
 			}
+			o->train.lr = (float)lr;
 			break;
 		case 'c':
 			if (strcmp(optarg, "sage") && strcmp(optarg, "gin")) {

@@ -368,20 +368,27 @@ static hwloc_obj_t hca_netdev(hwloc_obj_t ofed, int port)
 	return on_port ? on_port : nnet == 1 ? only : NULL;
 }
 
+/* A port's LID as sysfs writes it ("0x1a"; decimal accepted), 0 when absent
+ * or not a 16-bit LID. */
+static int lid_of(const char *lid)
+{
+	uint64_t v;
+
+	return lid && topo_parse_u64(lid, 0, UINT16_MAX, &v) == 0 ? (int)v : 0;
+}
+
 /* Lowest port number an OpenFabrics device describes ("Port1State"), 0 if none. */
 static int hca_first_port(hwloc_obj_t ofed)
 {
 	int best = 0;
 
 	for (unsigned i = 0; i < ofed->infos_count; i++) {
-		const char *name = ofed->infos[i].name;
-		char *end;
+		const char *name = ofed->infos[i].name, *rest;
 		long p;
 
-		if (!name || strncmp(name, "Port", 4) != 0)
-			continue;
-		p = strtol(name + 4, &end, 10);
-		if (end != name + 4 && p > 0 && p < INT_MAX && (best == 0 || p < best))
+		if (name && strncmp(name, "Port", 4) == 0 &&
+		    topo_parse_long_prefix(name + 4, 1, INT_MAX - 1, &p, &rest) == 0 &&
+		    (best == 0 || p < best))
 			best = (int)p;
 	}
 	return best;
@@ -396,7 +403,7 @@ static topo_link_layer hca_link_layer(hwloc_obj_t ofed, int port, hwloc_obj_t ne
 		return TOPO_LL_IB;
 	if (ll && strcmp(ll, "Ethernet") == 0)
 		return TOPO_LL_ETH;
-	if (lid && strtol(lid, NULL, 0) > 0)
+	if (lid_of(lid) > 0)
 		return TOPO_LL_IB;
 	if (addr_bytes(netdev) == IPOIB_ADDR_BYTES)
 		return TOPO_LL_IB;
@@ -441,7 +448,7 @@ static int fill_hca(hw_build *b, hw_dev *d, hwloc_obj_t ofed, hwloc_obj_t pci)
 	if (!v->guid)
 		v->guid = parse_guid(info(ofed, "NodeGUID"));
 	lid = port_info(ofed, port, "LID");
-	v->lid = lid ? (int)strtol(lid, NULL, 0) : 0;
+	v->lid = lid_of(lid);
 	if (topo_set_str(&v->device, ofed->name) < 0)
 		return oom(b);
 	if (netdev && (topo_set_str(&v->netdev, netdev->name) < 0 || claim(b, netdev) < 0))

@@ -404,7 +404,8 @@ static int check_outline(const char *data, size_t len, const char *source, topo_
 	size_t vlen;
 	char what[32];
 	xml_tag t;
-	int r, major = 1, closed = 0;
+	long major = 1;
+	int r, closed = 0;
 
 	if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
 		p += 3;
@@ -435,8 +436,9 @@ static int check_outline(const char *data, size_t len, const char *source, topo_
 		return -1;
 	}
 	if (tag_attr(&t, "version", &val, &vlen)) {
-		major = atoi(val);
-		if (major < 1 || major > 3) {
+		const char *dot = memchr(val, '.', vlen);
+
+		if (topo_parse_long_n(val, dot ? (size_t)(dot - val) : vlen, 1, 3, &major)) {
 			snprintf(what, sizeof(what), "%.*s", (int)(vlen < 16 ? vlen : 16), val);
 			topo_error_set(err, source, line_of(data, t.start),
 				       "hwloc XML format version \"%s\" is not one this loader reads (1.x, 2.x, 3.x)",
@@ -464,7 +466,7 @@ static int check_outline(const char *data, size_t len, const char *source, topo_
 	}
 	if (check_nesting(data, data, end, source, err) < 0)
 		return -1;
-	return major;
+	return (int)major;
 }
 
 int topo_hwloc_xml_prepare(const char *data, size_t len, const char *source, char **out,

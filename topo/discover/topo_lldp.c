@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <jansson.h>
 #include <poll.h>
 #include <signal.h>
@@ -63,11 +64,11 @@ typedef struct lctx {
 
 void topo_lldp_mau_speed(const char *mau, char *out, size_t len)
 {
-	char *end;
-	double v = mau ? strtod(mau, &end) : 0;
+	const char *end;
+	double v;
 
 	out[0] = '\0';
-	if (!mau || end == mau || v <= 0)
+	if (!mau || topo_parse_double_prefix(mau, 0, HUGE_VAL, &v, &end) || v <= 0)
 		return;
 	if (*end == 'G' || *end == 'g')
 		end++;

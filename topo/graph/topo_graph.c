@@ -8,6 +8,7 @@
  */
 #include "topo_graph.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "topo_alloc.h"
 #include "topo_hostlist.h"
+#include "topo_num.h"
 
 struct topo_graph {
 	topo_vertex *v;
@@ -229,7 +231,7 @@ double topo_lane_gbps(const char *speed)
 		{ "SDR", 2.5 }, { "DDR", 5 }, { "QDR", 10 }, { "FDR10", 10 }, { "FDR", 14 },
 		{ "EDR", 25 },  { "HDR", 50 }, { "NDR", 100 }, { "XDR", 200 },
 	};
-	char *end;
+	const char *end;
 	double g;
 
 	if (!speed || !*speed)
@@ -237,8 +239,9 @@ double topo_lane_gbps(const char *speed)
 	for (size_t i = 0; i < NELEM(rates); i++)
 		if (strcmp(speed, rates[i].name) == 0)
 			return rates[i].gbps;
-	g = strtod(speed, &end); /* Ethernet style: "25G", "100G" */
-	if (end != speed && (*end == 'G' || *end == 'g') && end[1] == '\0' && g > 0)
+	/* Ethernet style: "25G", "100G" */
+	if (topo_parse_double_prefix(speed, 0, HUGE_VAL, &g, &end) == 0 &&
+	    (*end == 'G' || *end == 'g') && end[1] == '\0' && g > 0)
 		return g;
 	return 0;
 }

@@ -16,21 +16,30 @@ static int starts_number(const char *s)
 	return isdigit((unsigned char)*s) || *s == '.';
 }
 
-/* Run strtol (is_double 0, into *l) or strtod (into *d) over s: 0 when the
- * whole text is one number the type can hold, else -1. The range checks
- * are the callers'. */
-static int parse_whole(const char *s, int is_double, long *l, double *d)
+/* Run strtol (is_double 0, into *l) or strtod (into *d) at the start of s:
+ * 0 when s starts with a number the type can hold, with *end after it, else
+ * -1. The range checks are the callers'. */
+static int parse_start(const char *s, int is_double, long *l, double *d, const char **end)
 {
-	char *end;
+	char *e;
 
 	if (!s || !starts_number(s))
 		return -1;
 	errno = 0;
 	if (is_double)
-		*d = strtod(s, &end);
+		*d = strtod(s, &e);
 	else
-		*l = strtol(s, &end, 10);
-	return errno || end == s || *end ? -1 : 0;
+		*l = strtol(s, &e, 10);
+	*end = e;
+	return errno || e == s ? -1 : 0;
+}
+
+/* The same when the number must be the whole text. */
+static int parse_whole(const char *s, int is_double, long *l, double *d)
+{
+	const char *end;
+
+	return parse_start(s, is_double, l, d, &end) || *end ? -1 : 0;
 }
 
 int topo_parse_long(const char *s, long lo, long hi, long *out)
@@ -40,6 +49,31 @@ int topo_parse_long(const char *s, long lo, long hi, long *out)
 	if (parse_whole(s, 0, &v, NULL) || v < lo || v > hi)
 		return -1;
 	*out = v;
+	return 0;
+}
+
+int topo_parse_long_prefix(const char *s, long lo, long hi, long *out, const char **rest)
+{
+	const char *end;
+	long v;
+
+	if (parse_start(s, 0, &v, NULL, &end) || v < lo || v > hi)
+		return -1;
+	*out = v;
+	*rest = end;
+	return 0;
+}
+
+int topo_parse_double_prefix(const char *s, double lo, double hi, double *out,
+			     const char **rest)
+{
+	const char *end;
+	double v;
+
+	if (parse_start(s, 1, NULL, &v, &end) || !isfinite(v) || v < lo || v > hi)
+		return -1;
+	*out = v;
+	*rest = end;
 	return 0;
 }
 
@@ -59,8 +93,10 @@ int topo_parse_u64(const char *s, int base, uint64_t max, uint64_t *out)
 	unsigned long long v;
 	char *end;
 
-	if (!s || (base != 10 && base != 16))
+	if (!s || (base != 0 && base != 10 && base != 16))
 		return -1;
+	if (base == 0)
+		base = p[0] == '0' && (p[1] == 'x' || p[1] == 'X') ? 16 : 10;
 	if (base == 16 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))
 		p += 2;
 	if (!isxdigit((unsigned char)*p) || (base == 10 && !isdigit((unsigned char)*p)))

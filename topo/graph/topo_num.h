@@ -21,8 +21,9 @@
 int topo_parse_long(const char *s, long lo, long hi, long *out);
 int topo_parse_int(const char *s, int lo, int hi, int *out);
 
-/* An unsigned integer in `base` (10 or 16; 16 accepts a leading "0x") up to
- * max: no sign, digits, nothing else. */
+/* An unsigned integer in `base` up to max: no sign, digits, nothing else.
+ * Base 16 accepts a leading "0x"; base 0 reads "0x..." as 16 and anything
+ * else as 10 (never octal: sysfs writes a LID as "0x1a", a user "010"). */
 int topo_parse_u64(const char *s, int base, uint64_t max, uint64_t *out);
 
 /* A finite floating-point number in [lo, hi] (strtod syntax, no blanks). */
@@ -32,6 +33,14 @@ int topo_parse_double(const char *s, double lo, double hi, double *out);
  * for values cut out of a larger buffer. Texts longer than 63 bytes fail. */
 int topo_parse_long_n(const char *s, size_t n, long lo, long hi, long *out);
 int topo_parse_double_n(const char *s, size_t n, double lo, double hi, double *out);
+
+/* A number at the start of s, followed by anything (a unit, a separator):
+ * "25G" gives 25 with *rest at "G". The number itself is as strict as
+ * above (no leading blanks, in range, finite); -1 when s does not start
+ * with one, and then *out and *rest are left as they were. */
+int topo_parse_long_prefix(const char *s, long lo, long hi, long *out, const char **rest);
+int topo_parse_double_prefix(const char *s, double lo, double hi, double *out,
+			     const char **rest);
 
 /* qsort comparators for int and double arrays (ascending; NaN sorts last),
  * and for arrays of C strings (char *, strcmp order). */

@@ -1,8 +1,11 @@
 /* topo_summary: counts and tables describing a cluster graph (see topo_summary.h). */
 #include "topo_summary.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "topo_num.h"
 
 void topo_summary_compute(const topo_graph *g, topo_summary *s)
 {
@@ -12,6 +15,7 @@ void topo_summary_compute(const topo_graph *g, topo_summary *s)
 	for (size_t i = 0; i < n; i++) {
 		const topo_vertex *v = topo_graph_vertex(g, (int)i);
 		const char *os;
+		double r;
 
 		switch (v->kind) {
 		case TOPO_V_HOST: s->hosts++; break;
@@ -31,9 +35,7 @@ void topo_summary_compute(const topo_graph *g, topo_summary *s)
 			s->core_switches += v->level == TOPO_LEVEL_CORE;
 			s->sharp_switches += (v->caps & TOPO_CAP_SHARP) != 0;
 			os = topo_graph_get_attr(g, (int)i, "oversubscription");
-			if (os) {
-				double r = atof(os);
-
+			if (os && topo_parse_double(os, 0, HUGE_VAL, &r) == 0) {
 				if (s->oversub_min == 0 || r < s->oversub_min)
 					s->oversub_min = r;
 				if (r > s->oversub_max)

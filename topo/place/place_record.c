@@ -225,25 +225,26 @@ static json_t *shadow_json(const place_shadow_choice *sh, int n)
 
 char *place_record_write_commit_mem(const place_commit *cm)
 {
-	json_t *o = json_object(), *groups = json_array();
+	json_t *o, *groups = json_array();
 
 	for (int g = 0; groups && g < cm->ngroups; g++)
 		json_array_append_new(groups, str_or_empty(cm->groups[g]));
-	if (!o || !groups) {
-		json_decref(o);
-		json_decref(groups);
+	/* "o" hands each value to the object (jansson frees it if the pack
+	 * fails); "o?" writes null for a string that is not UTF-8 (a job's
+	 * name is the user's), where "s" would fail the whole line. */
+	o = json_pack("{s:I, s:I, s:o?, s:o?, s:o?, s:i, s:o, s:i, s:i, s:i}",
+		      "time", (json_int_t)(cm->time > 0 ? cm->time : (long)time(NULL)),
+		      "job_id", (json_int_t)cm->job_id,
+		      "name", str_or_empty(cm->name),
+		      "mode", str_or_empty(cm->mode),
+		      "nodes", str_or_empty(cm->nodes),
+		      "node_count", cm->node_count,
+		      "groups", groups,
+		      "ngroups", cm->ngroups,
+		      "leaves", cm->leaves,
+		      "running_jobs", cm->running_jobs);
+	if (!o)
 		return NULL;
-	}
-	json_object_set_new(o, "time", json_integer(cm->time > 0 ? cm->time : (long)time(NULL)));
-	json_object_set_new(o, "job_id", json_integer(cm->job_id));
-	json_object_set_new(o, "name", str_or_empty(cm->name));
-	json_object_set_new(o, "mode", str_or_empty(cm->mode));
-	json_object_set_new(o, "nodes", str_or_empty(cm->nodes));
-	json_object_set_new(o, "node_count", json_integer(cm->node_count));
-	json_object_set_new(o, "groups", groups);
-	json_object_set_new(o, "ngroups", json_integer(cm->ngroups));
-	json_object_set_new(o, "leaves", json_integer(cm->leaves));
-	json_object_set_new(o, "running_jobs", json_integer(cm->running_jobs));
 	if (cm->has_wait)
 		json_object_set_new(o, "wait_s", json_real(cm->wait_s));
 	if (cm->nshadow > 0 && cm->shadow)

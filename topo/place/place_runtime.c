@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_num.h"
+
 #define RT_RING 16
 #define RT_MIN_SCORED 3     /* a user's own ledger decides from this many */
 #define RT_ALPHA 0.3        /* weight of the newest error in a user's ledger */
@@ -446,12 +448,12 @@ static int bad(rt_reader *r, const char *what)
 /* The next number of the line, within [lo, hi]. */
 static int num(rt_reader *r, double lo, double hi, const char *what, double *out)
 {
-	char *end;
+	const char *end;
 
 	while (*r->p == ' ')
 		r->p++;
-	*out = strtod(r->p, &end);
-	if (end == r->p || (*end && *end != ' ' && *end != '\n') || !(*out >= lo && *out <= hi)) {
+	if (topo_parse_double_prefix(r->p, lo, hi, out, &end) ||
+	    (*end && *end != ' ' && *end != '\n')) {
 		char msg[160];
 
 		snprintf(msg, sizeof(msg), "%s: expected a number from %g to %g", what, lo, hi);
