@@ -24,6 +24,7 @@
 
 #include "src/common/hostlist.h"
 #include "src/common/log.h"
+#include "src/common/node_conf.h"
 #include "src/common/read_config.h"
 #include "src/common/xmalloc.h"
 #include "src/common/xstring.h"
@@ -72,8 +73,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s TESTCASES (SLURM_CONF set)\n", argv[0]);
 		return 2;
 	}
+	/* As slurmd and Slurm's own topology unit test set up a process that
+	 * routes: the node table first, then the plugin and its config. From
+	 * 25.05 on topology/tree's split reads the config it built here (it
+	 * has no context of its own before topology_g_build_config). */
 	slurm_init(NULL);
-	if (topology_g_init() != SLURM_SUCCESS) {
+	init_node_conf();
+	build_all_nodeline_info(false, 0);
+	rehash_node();
+	if (topology_g_init() != SLURM_SUCCESS || topology_g_build_config() != SLURM_SUCCESS) {
 		fprintf(stderr, "failed to initialize topology plugins\n");
 		return 2;
 	}

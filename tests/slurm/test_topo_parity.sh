@@ -300,14 +300,7 @@ run_plugin() {
     ctld_log="$TOPOGNN_CLUSTER_DIR/log/slurmctld.log"
     switches_checks
     topology_checks
-    # The control: route_split through stock topology/tree hangs in libslurm
-    # on 26.05.3 (no output within 60 s; topognn's split on the same release
-    # passes). Not investigated yet: reported, not counted.
-    if [[ "$plugin" == topology/tree && $release != 24.11.* ]]; then
-        echo "skip - [$tag] RouteTree control on Slurm $release: route_split hangs with topology/tree (open question, docs/slurm-plugin.md)"
-    else
-        route_checks
-    fi
+    route_checks
     segment_check
     rank_checks get_rank
     [[ "$plugin" == topology/topognn ]] && exclusive_topo_check
