@@ -8,8 +8,10 @@
 #   6. `make distcheck`.
 # Ends with one line "N passed, N failed" and exits non-zero on any failure.
 # Set TOPOGNN_QUICK=1 to skip the sanitizer build, fuzzing and distcheck, and
-# TOPOGNN_SKIP_SLURM=1 to skip the real-cluster tests (only one Slurm cluster
-# can run on a machine at a time). CI sets neither.
+# TOPOGNN_SKIP_SLURM=1 to skip the real-cluster tests. CI sets neither. Only
+# one Slurm cluster can run on a machine at a time: each real-cluster test
+# file holds the lock file TOPOGNN_CLUSTER_LOCK (default
+# /tmp/topognn-cluster.lock), so two runs on one machine take turns.
 #
 # Slurm releases: TOPOGNN_SLURM_VERSION (default 24.11.5) is the one the main
 # build and every real-cluster test use. With the default, when the newer
@@ -151,12 +153,19 @@ slurm_release() {
 }
 
 # The real-cluster tests $3.. against Slurm release $1 with the plugins of build dir $2.
+# One real cluster at a time per machine: every cluster shares the node's
+# auth/slurm socket and slurmd spool, so two test runs side by side would
+# break each other. Each test file holds TOPOGNN_CLUSTER_LOCK (flock) while
+# it runs; a second run waits for it between files.
+cluster_lock=${TOPOGNN_CLUSTER_LOCK:-/tmp/topognn-cluster.lock}
+
 slurm_tests() {
 	local ver=$1 dir=$2 t
 	shift 2
 	for t in "$@"; do
-		integration "slurm $ver: $(basename "$t" .sh)" env TOPOGNN_SLURM_VERSION="$ver" \
-			TOPOGNN_SLURM_PREFIX="$(slurm_prefix "$ver")" TOPOGNN_BUILD_DIR="$top/$dir" "$t"
+		integration "slurm $ver: $(basename "$t" .sh)" flock "$cluster_lock" \
+			env TOPOGNN_SLURM_VERSION="$ver" TOPOGNN_SLURM_PREFIX="$(slurm_prefix "$ver")" \
+			TOPOGNN_BUILD_DIR="$top/$dir" "$t"
 	done
 }
 
