@@ -106,7 +106,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 			if (topo_parse_double(optarg, 0, FLT_MAX, &lr) < 0 || !((float)lr > 0)) {
 				fprintf(stderr,
 					"topognn-train: --lr needs a positive number below %g, "
-					"not \"%s\"\n", FLT_MAX, optarg);
+					"not \"%s\"\n", 3.4e38, optarg);
 				exit(2);
 			}
 			o->train.lr = (float)lr;
