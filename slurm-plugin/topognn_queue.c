@@ -24,9 +24,11 @@
  *  simulator's snapshot per pass, a job that starts within that second is
  *  still counted until the next walk.
  *
- *  Runs in slurmctld under the locks an evaluation holds (the job write
- *  lock; the job read lock for a reservation's node test), which also
- *  serialise evaluations: the counts below need no lock of their own.
+ *  Runs in slurmctld under the locks an evaluation holds: the job and node
+ *  write locks (main and backfill scheduler, will-run), or the job read and
+ *  node write locks (a reservation's node test). job_list is read only, and
+ *  the node write lock serialises evaluations: the counts below need no
+ *  lock of their own.
 \*****************************************************************************/
 
 #include <limits.h>
