@@ -15,6 +15,7 @@
  *	topognn_eval.c	  the eval_nodes callback (enforce and shadow mode)
  *	topognn_record.c  per-job decision cache, decision log, job plan
  *	topognn_jobs.c	  running jobs and node states into the engine's state
+ *	topognn_queue.c	  pending jobs (per partition) and the clock into it
  *	topognn_telem.c	  Prometheus telemetry thread -> the engine's state
  *	topology_topognn.c the topology_p_* entry points
  *	topognn_runtime.c the run-time predictor: learns ended jobs, predicts,
@@ -282,6 +283,16 @@ extern void topognn_state_sync(topognn_ctx_t *ctx);
  * returns whether the job is in the state (false: no host in the graph). */
 extern bool topognn_state_job_start(topognn_ctx_t *ctx, job_record_t *job_ptr);
 extern void topognn_state_job_end(topognn_ctx_t *ctx, job_record_t *job_ptr);
+/* slurmctld's job_list (looked up at run time); NULL outside slurmctld. */
+extern list_t *topognn_job_list(void);
+
+/* ---- topognn_queue.c ----
+ * Before an evaluation: the time now and the queue of the job's partition
+ * (pending jobs Slurm could start, and the nodes they ask for) into the
+ * state, as topognn-sim tells them before each scheduling pass. Counted
+ * once per second for all partitions. */
+extern void topognn_state_queue(topognn_ctx_t *ctx, job_record_t *job_ptr);
+extern void topognn_queue_fini(void);
 
 /* ---- topognn_telem.c ---- */
 

@@ -8,8 +8,9 @@
  *  CPU counts, GRES), so every per-node rule of cons_tres still applies.
  *
  *  The engine's state (hosts' flags, running jobs and their traffic) is
- *  kept by topognn_jobs.c; what this job may use is the node_map, passed
- *  as the request's allowed hosts.
+ *  kept by topognn_jobs.c, the queue and the clock by topognn_queue.c;
+ *  what this job may use is the node_map, passed as the request's allowed
+ *  hosts.
  *
  *  Enforce mode installs _eval_enforce as the eval_nodes callback, shadow
  *  mode installs _eval_shadow (decides, remembers, and lets topology/tree
@@ -167,6 +168,7 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	double t0 = _now_us();
 
 	topognn_state_sync(ctx);
+	topognn_state_queue(ctx, job_ptr);
 	topognn_telem_apply(ctx);
 	memset(ctx->allowed, 0, ctx->host_cnt);
 	for (int i = 0; i < ctx->node_cnt; i++) {

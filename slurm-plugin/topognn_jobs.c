@@ -38,7 +38,7 @@
  * binding) would make the plugin fail to load there. So it is looked up at
  * run time, in slurmctld only.
  */
-static list_t *_job_list(void)
+extern list_t *topognn_job_list(void)
 {
 	list_t **jl;
 
@@ -169,7 +169,7 @@ static void _refresh_ends(topognn_ctx_t *ctx)
 	list_t *jobs;
 
 	if (!ctx->conf.runtime_prediction || ctx != topognn_ctx || now - last < 5 ||
-	    !(jobs = _job_list()))
+	    !(jobs = topognn_job_list()))
 		return;
 	last = now;
 	list_for_each(jobs, _refresh_end, &now);
@@ -183,7 +183,7 @@ extern void topognn_state_sync(topognn_ctx_t *ctx)
 	for (int h = 0; h < ctx->host_cnt; h++)
 		_set_host(ctx, h, false);
 	if (!ctx->jobs_synced && ctx == topognn_ctx) {
-		list_t *jobs = _job_list();
+		list_t *jobs = topognn_job_list();
 		int added = 0;
 
 		ctx->jobs_synced = true;

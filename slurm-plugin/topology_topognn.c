@@ -103,6 +103,7 @@ extern int fini(void)
 	topognn_record_fini();
 	topognn_shadow_fini();
 	topognn_runtime_fini();
+	topognn_queue_fini();
 	return SLURM_SUCCESS;
 }
 

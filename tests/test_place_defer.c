@@ -171,6 +171,7 @@ static void test_defer_own_gain(void **st)
 	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
 	assert_int_equal(d.deferred, 1);
 	assert_true(d.defer_budget_s == 50000);
+	assert_null(strstr(d.defer_why, "queue")); /* its own share was enough */
 	/* but not of a predicted 0.5 x 500 / share: placed now */
 	r.predicted_runtime_s = 0.5 * 500 / share;
 	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
@@ -183,7 +184,9 @@ static void test_defer_own_gain(void **st)
 /* While at least 8 jobs wait, a predicted hold may also last as long as
  * the queue is predicted to wait anyway: the time by which the hosts free
  * (3 now, su2's 3 at 500 s, su1's 2 at 1000 s) cover the hosts it asks
- * for. Fewer jobs, or a queue that fits now: the job's own share only. */
+ * for. Fewer jobs, or a queue that fits now: the job's own share only.
+ * The why says what the queue was predicted to wait and how many jobs
+ * waited, in full (not cut off by defer_why's size). */
 static void test_defer_queue_drain(void **st)
 {
 	fx f;
@@ -196,16 +199,23 @@ static void test_defer_queue_drain(void **st)
 	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
 	assert_int_equal(d.deferred, 1);
 	assert_true(d.defer_wait_s == 500);
+	assert_non_null(strstr(d.defer_why, "of its locality wait and the queue's predicted 1000 s "
+				   "(8 jobs waiting)"));
+	place_state_set_queue(f.s, 123456789, 8);  /* the longest number still fits */
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_non_null(strstr(d.defer_why, "(123456789 jobs waiting)"));
 	place_state_set_queue(f.s, 8, 6);          /* drains at 500 s: still */
 	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
 	assert_int_equal(d.deferred, 1);
 	place_state_set_queue(f.s, 8, 3);          /* fits now */
 	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
 	assert_int_equal(d.deferred, 0);
-	assert_non_null(strstr(d.defer_why, "the queue's predicted 0 s"));
+	assert_non_null(strstr(d.defer_why, "the queue's predicted 0 s (8 jobs waiting): placed "
+				   "now over 2"));
 	place_state_set_queue(f.s, 7, 8);          /* too few jobs waiting */
 	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
 	assert_int_equal(d.deferred, 0);
+	assert_non_null(strstr(d.defer_why, "(7 jobs waiting): placed now over 2"));
 	fx_close(&f);
 }
 

@@ -8,9 +8,13 @@
 # appears in StateSaveLocation (mode 0600, the predictor's header); the
 # decision log gets end events, commit lines with wait_s and the shadow
 # block (model and tree-switches) and placement-report shadow reads it;
-# after a slurmctld restart the state is loaded again (log line with the
-# jobs learned); a corrupt state file and a symlink in its place are logged
-# and ignored, slurmctld stays up and schedules.
+# the plugin tells the engine the queue (topognn_queue.c): with the
+# cluster fragmented, a heavy job's record says the hold was refused while
+# fewer than 8 jobs wait, with the count it saw, and that the queue's
+# predicted wait allowed it once 9 wait; after a slurmctld restart the
+# state is loaded again (log line with the jobs learned); a corrupt state
+# file and a symlink in its place are logged and ignored, slurmctld stays
+# up and schedules.
 #
 # Needs root, the Slurm from scripts/build-slurm.sh and a build configured
 # with --with-slurm-source. Environment: as tests/slurm/cluster.sh, plus
@@ -134,6 +138,67 @@ if python3 -c 'import json,sys; r=json.load(sys.stdin); sys.exit(0 if r["with_sh
 else
     fail "placement-report shadow: $report"
 fi
+
+# ---- the queue seen by the hold rule (place_defer.c, PLACE_HOLD_QUEUE_JOBS 8) ----
+# Four 5-node jobs (-t 2, predicted ~1 s from the jobs above, so expected to
+# end "as long again as they have run") leave 3 nodes free per group. A
+# heavy -N 8 job (--priority=TOP: evaluated at submit, ahead of the -N 20
+# queue fillers that cannot start) spans 3 groups now and one group is
+# predicted to free within its budget (-t 3: 180 s), later than its own
+# predicted communication time. Its hold is refused with a short queue and
+# allowed on the queue's predicted wait with 9 jobs waiting (Mode=shadow:
+# Slurm's tree places it anyway; the commit line carries topognn's decision).
+queue_jobs=()
+for w in 'n[001-005]' 'n[009-013]' 'n[017-021]' 'n[025-029]'; do
+    if id=$(timeout 10 sbatch --parsable --exclusive -N 5 -w "$w" -t 2 -J queue-frag \
+            --chdir="$work" --output=/dev/null --wrap 'sleep 300'); then
+        queue_jobs+=("${id%%;*}")
+    fi
+done
+fill_queue() { # N: submit N more -N 20 jobs that stay pending
+    local k id
+    for (( k = 0; k < $1; k++ )); do
+        if id=$(timeout 10 sbatch --parsable --exclusive -N 20 -t 5 -J queue-fill \
+                --chdir="$work" --output=/dev/null --wrap 'sleep 1'); then
+            queue_jobs+=("${id%%;*}")
+        fi
+    done
+}
+# the heavy probe's locality "why" from its commit line ("" when none)
+probe_why() {
+    local id deadline=$(( SECONDS + 30 ))
+    id=$(timeout 10 sbatch --parsable --exclusive -N 8 -t 3 --priority=TOP -J queue-probe \
+         --chdir="$work" --output=/dev/null --wrap 'sleep 1') || return 0
+    id=${id%%;*}
+    while (( SECONDS < deadline )); do
+        grep -q "\"job_id\":$id," "$work/decisions.jsonl" 2>/dev/null &&
+            [[ -z "$(timeout 10 squeue -h -j "$id" -o %i 2>/dev/null)" ]] && break
+        sleep 0.5
+    done
+    grep "\"job_id\":$id," "$work/decisions.jsonl" 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    loc = (json.loads(line).get("decision") or {}).get("locality") or {}
+    print(loc.get("why", ""))' || true
+}
+sleep 20 # the fragments' expected ends grow with their run time
+fill_queue 3
+why=$(probe_why)
+if [[ "$why" == *"the queue's predicted 0 s (4 jobs waiting): placed now over "[2-4] ]]; then
+    pass "short queue (3 pending + the job): the hold is refused, the engine saw the queue: $why"
+else
+    fail "short queue: locality why of the heavy probe: '$why'"
+fi
+fill_queue 5
+why=$(probe_why)
+if [[ "$why" == "best placement now spans "[2-4]" groups"*"and the queue's predicted "[1-9]*" s (9 jobs waiting)" ]]; then
+    pass "loaded queue (8 pending + the job): held on the queue's predicted wait: $why"
+else
+    fail "loaded queue: locality why of the heavy probe: '$why'"
+fi
+timeout 10 scancel "${queue_jobs[@]}" 2>/dev/null || true
+deadline=$(( SECONDS + 30 ))
+until [[ -z "$(timeout 10 squeue -h 2>/dev/null)" ]] || (( SECONDS > deadline )); do sleep 0.5; done
 
 from=$(lines)
 if "$cluster" restart-ctld >/dev/null &&

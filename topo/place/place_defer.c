@@ -264,6 +264,24 @@ static double hold_bound(const place_defer *d, const place_state *s, const place
 	return q > own ? q : own;
 }
 
+/* Why a job is held. When only the queue's predicted wait allowed the hold
+ * (longer than its own communication could save), it says so: the one
+ * place the decision record shows that the queue was seen. */
+static void defer_why_held(const place_defer *d, const place_state *s, const place_request *r,
+			   place_decision *out, int nfree, double when, double left)
+{
+	int n = snprintf(out->defer_why, sizeof(out->defer_why),
+			 "best placement now spans %d groups (needs %d); %d groups predicted to "
+			 "free in %.0f s, within the %.0f s left of its locality wait",
+			 out->chosen.groups, out->min_groups, out->defer_groups, when, left);
+
+	if (r->predicted_runtime_s > 0 && when > own_gain_bound(r, out) && n > 0 &&
+	    (size_t)n < sizeof(out->defer_why))
+		snprintf(out->defer_why + n, sizeof(out->defer_why) - (size_t)n,
+			 " and the queue's predicted %.0f s (%d jobs waiting)",
+			 queue_drain_s(d, s, nfree), s->queue_jobs);
+}
+
 static double budget(const place_config *cfg, const place_request *r)
 {
 	double b = cfg->locality_wait_frac * r->time_limit_s;
@@ -318,17 +336,15 @@ void place_defer_check(place_defer *d, const place_cluster *c, const place_state
 		snprintf(out->defer_why, sizeof(out->defer_why),
 			 "%d groups (needs %d) free in %.0f s, more than the %.0f s of "
 			 "communication in its predicted run time of %.0f s and the queue's "
-			 "predicted %.0f s: placed now over %d",
+			 "predicted %.0f s (%d jobs waiting): placed now over %d",
 			 best, out->min_groups, when, own_gain_bound(r, out),
-			 place_request_duration(r), queue_drain_s(d, s, nfree), out->chosen.groups);
+			 place_request_duration(r), queue_drain_s(d, s, nfree), s->queue_jobs,
+			 out->chosen.groups);
 		return;
 	}
 	out->deferred = 1;
 	out->defer_wait_s = when;
 	out->defer_groups = best;
 	out->defer_group_mask = d->mask;
-	snprintf(out->defer_why, sizeof(out->defer_why),
-		 "best placement now spans %d groups (needs %d); %d groups predicted to free "
-		 "in %.0f s, within the %.0f s left of its locality wait",
-		 out->chosen.groups, out->min_groups, best, when, left);
+	defer_why_held(d, s, r, out, nfree, when, left);
 }
