@@ -9,6 +9,11 @@
 #   topology_topognn.so,    only Slurm's entry points (their -export-symbols-
 #   prep_topognn.so,        regex in slurm-plugin/); checked when the plugins
 #   spank_topognn.so        were built (configure --with-slurm-source).
+#                           topology_topognn.so implements the interface of
+#                           the Slurm it was built for: 24.11's list is
+#                           topology_topognn.txt, 25.11's and 26.05's
+#                           topology_topognn-2511.txt and -2605.txt
+#                           (SLURM_API, from configure).
 #
 # An intended change to the public API updates the list in the same commit:
 #   nm -D --defined-only LIB | awk '{ print $NF }' | grep -v '^_' | sort -u
@@ -49,8 +54,13 @@ check "libgnn.so exports exactly tests/symbols/libgnn.txt" \
 	matches "$B/gnn-infer/.libs/libgnn.so" "$lists/libgnn.txt"
 for p in topology_topognn prep_topognn spank_topognn; do
 	so=$B/slurm-plugin/.libs/$p.so
+	list=$p.txt
+	case "$p:${SLURM_API:-2411}" in
+	topology_topognn:2411) ;;
+	topology_topognn:*) list=$p-$SLURM_API.txt ;;
+	esac
 	if [ -f "$so" ]; then
-		check "$p.so exports exactly tests/symbols/$p.txt" matches "$so" "$lists/$p.txt"
+		check "$p.so exports exactly tests/symbols/$list" matches "$so" "$lists/$list"
 	else
 		echo "skip - $p.so: the Slurm plugins were not built"
 	fi
