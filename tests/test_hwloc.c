@@ -647,6 +647,46 @@ static void test_error_wrong_xml(void **state)
 	expect_error(bogus, strlen(bogus), 0, "hwloc rejected the XML");
 }
 
+/* Attributes hwloc's own XML reader cannot read: it stops reading the tag
+ * there without an error, and hwloc 2.9 crashed on the Machine or PU left
+ * without its complete set (fuzz_hwloc_xml, each one a SEGV before). */
+static void test_error_attributes(void **state)
+{
+#define SETS "cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\""
+#define DOC(machine_attrs, pu_attrs) "<topology version=\"2.0\">\n" \
+	"<object type=\"Machine\" " machine_attrs ">\n" \
+	"<object type=\"NUMANode\" os_index=\"0\" " SETS " local_memory=\"1048576\"/>\n" \
+	"<object type=\"PU\" os_index=\"0\" " pu_attrs "/>\n</object>\n</topology>\n"
+	static const char *const refused[][2] = {
+		{ DOC("cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x0&#xD800;1\"", SETS), "2" },
+		{ DOC(SETS, "cpuset=\"0x1\" complete_cpuset=\"0x0&bogus;1\" nodeset=\"0x1\" complete_nodeset=\"0x1\""), "4" },
+		{ DOC(SETS, "cpuset=\"0x1\" complete_cpuset=\"0x0&apos;1\" nodeset=\"0x1\" complete_nodeset=\"0x1\""), "4" },
+		{ DOC(SETS, "cpuset=\"0x1\" complete_cpuset=\"0x0&#1;1\" nodeset=\"0x1\" complete_nodeset=\"0x1\""), "4" },
+		{ DOC("cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset='0x1'", SETS), "2" },
+		{ DOC("cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset = \"0x1\"", SETS), "2" },
+		{ DOC("x1=\"1\" " SETS, SETS), "2" },
+		{ DOC("x-y=\"1\" " SETS, SETS), "2" },
+		{ DOC("name=\"a\"\rcomplete_cpuset=\"0x1\" cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\"", SETS), "2" },
+		{ DOC("name=\"a>b\" " SETS, SETS), "2" },
+	};
+	/* the references hwloc writes, and tabs and newlines between attributes, pass */
+	static const char fine[] = DOC("name=\"&#10;&#13;&#9;&quot;&lt;&gt;&amp;\"\tcpuset=\"0x1\"\n"
+				       "complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\"", SETS);
+	topo_graph *g = topo_graph_new();
+	topo_error err;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		const char *doc = refused[i][0];
+		int line = atoi(refused[i][1]);
+
+		expect_error(doc, strlen(doc), line, "a malformed tag <object...>");
+	}
+	assert_true(topo_load_hwloc_xml_mem(g, fine, strlen(fine), "f.xml", "n1", &err) >= 0);
+	topo_graph_free(g);
+#undef DOC
+#undef SETS
+}
+
 static void test_error_truncated(void **state)
 {
 	size_t len, cut;
@@ -678,7 +718,7 @@ static void test_v3_rewrite(void **state)
 		"<object type=\"Machine\" id=\"obj1\">\n"
 		"<object type=\"OSDev\" name=\"mlx5_0\" osdev_type=\"48\"/>\n"
 		"<object type=\"OSDev\" name=\"cuda0\" osdev_type=\"12\"/>\n"
-		"<object type=\"OSDev\" name=\"card0\" osdev_type='4'/>\n"
+		"<object type=\"OSDev\" name=\"card0\" osdev_type=\"4\"/>\n"
 		"<object type=\"OSDev\" name=\"eth0\" osdev_type=\"16\"/>\n"
 		"<object type=\"OSDev\" name=\"sda\" osdev_type=\"1\"/>\n"
 		"</object>\n"
@@ -696,7 +736,7 @@ static void test_v3_rewrite(void **state)
 	assert_non_null(strstr(out, "id=\"obj1\"><info name=\"HostName\" value=\"n1\"/>\n"));
 	assert_non_null(strstr(out, "name=\"mlx5_0\" osdev_type=\"3\""));
 	assert_non_null(strstr(out, "name=\"cuda0\" osdev_type=\"5\""));
-	assert_non_null(strstr(out, "name=\"card0\" osdev_type='1'"));
+	assert_non_null(strstr(out, "name=\"card0\" osdev_type=\"1\""));
 	assert_non_null(strstr(out, "name=\"eth0\" osdev_type=\"2\""));
 	assert_non_null(strstr(out, "name=\"sda\" osdev_type=\"0\""));
 	assert_null(strstr(out, "pci_locality"));
@@ -728,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_error_missing_file),
 		cmocka_unit_test(test_error_not_xml),
 		cmocka_unit_test(test_error_wrong_xml),
+		cmocka_unit_test(test_error_attributes),
 		cmocka_unit_test(test_error_truncated),
 		cmocka_unit_test(test_v3_rewrite),
 	};

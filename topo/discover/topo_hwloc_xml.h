@@ -26,6 +26,11 @@
  * tag its parser reads differently from ours (fuzz_hwloc_xml found both). So
  * every element tag must be well formed, every closing tag must close the
  * open element, and objects must carry the complete sets hwloc always writes.
+ * Attributes must be written as hwloc writes them (name="value", names of
+ * lowercase letters and '_', only the references &#10; &#13; &#9; &quot;
+ * &lt; &gt; &amp;): hwloc's own XML reader silently stops reading a tag's
+ * attributes at the first one it cannot read, and then crashes when that
+ * left an object without its complete sets.
  */
 #ifndef TOPO_HWLOC_XML_H
 #define TOPO_HWLOC_XML_H
@@ -40,7 +45,10 @@
  * the input in error reports. Returns 0, or -1 with err filled: empty input,
  * not XML, a root element other than <topology>, a format newer than 3.x,
  * a missing </topology> (truncated file), a malformed tag, crossed
- * elements, an object without its complete sets, or memory exhaustion. */
+ * elements, an object without its complete sets, or memory exhaustion. A
+ * tag is malformed when hwloc's reader would read it differently: single
+ * quotes, spaces around '=', a name with other than lowercase letters and
+ * '_', a reference other than the seven above. */
 int topo_hwloc_xml_prepare(const char *data, size_t len, const char *source, char **out,
 			   size_t *outlen, topo_error *err);
 
