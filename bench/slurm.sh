@@ -75,8 +75,10 @@
 #                          <repo>/_build/default)
 #   TOPOGNN_PLUGIN_SO_DIR  dir of topology_topognn.so, prep_topognn.so
 #   TOPOGNN_BENCH_LOCK     the lock file taken around each single run
-#                          (/tmp/topognn-slurm.lock; "none": no lock). Do not
-#                          run the whole script under flock of the same file.
+#                          (default TOPOGNN_CLUSTER_LOCK, else
+#                          /tmp/topognn-cluster.lock: the one scripts/test.sh
+#                          holds around each cluster test; "none": no lock).
+#                          Do not run the whole script under flock of it.
 #   TOPOGNN_BENCH_RETRIES  start attempts while another cluster runs (15,
 #                          60 s apart)
 #   TOPOGNN_BENCH_DRAIN    seconds to wait for the queue after the last
@@ -91,7 +93,7 @@ build_dir=${TOPOGNN_BUILD_DIR:-$repo_root/_build/default}
 so_dir=${TOPOGNN_PLUGIN_SO_DIR:-$build_dir/slurm-plugin/.libs}
 retries=${TOPOGNN_BENCH_RETRIES:-15}
 drain_s=${TOPOGNN_BENCH_DRAIN:-300}
-lock=${TOPOGNN_BENCH_LOCK:-/tmp/topognn-slurm.lock}
+lock=${TOPOGNN_BENCH_LOCK:-${TOPOGNN_CLUSTER_LOCK:-/tmp/topognn-cluster.lock}}
 export TOPOGNN_CLUSTER_DIR=${TOPOGNN_CLUSTER_DIR:-$repo_root/.local/cluster-bench}
 export TOPOGNN_CLUSTER_NODES=32
 

@@ -19,7 +19,7 @@
 #   after it), submit jobs with plain sbatch, and check that they ran, that
 #   the plugin loaded and logged a decision per job naming the model, and
 #   that the three modules sit in Debian's PluginDir. Run it under
-#   `flock /tmp/topognn-slurm.lock` when other clusters may run.
+#   `flock /tmp/topognn-cluster.lock` (scripts/test.sh's lock) when other clusters may run.
 #
 # Environment:
 #   TOPOGNN_DEB_ROOT        the trixie root (default /var/tmp/topognn-trixie)
