@@ -202,7 +202,7 @@ until [[ -z "$(timeout 10 squeue -h 2>/dev/null)" ]] || (( SECONDS > deadline ))
 
 from=$(lines)
 if "$cluster" restart-ctld >/dev/null &&
-   log_has 'run-time predictor state loaded from .*: [3-9][0-9]* jobs learned' "$from"; then
+   log_has 'run-time predictor state loaded from .*: \([3-9]\|[1-9][0-9]\+\) jobs learned' "$from"; then
     pass "after a slurmctld restart: $(tail -n +"$from" "$ctld_log" | grep -o 'run-time predictor state loaded from .*' | head -n 1)"
 else
     fail "restart: no 'state loaded' line: $(tail -n +"$from" "$ctld_log" | grep topognn | head -n 5)"
