@@ -8,6 +8,8 @@
 #       TOPOGNN_FUZZ_RUNS inputs (default 300000), seed TOPOGNN_FUZZ_SEED
 #       (default 1; 0 = libFuzzer's random seed), on a scratch copy of the
 #       corpus, so a failure can be replayed and the repository is untouched.
+#       TOPOGNN_FUZZ_JOBS targets run at a time (default: 2, or 1 on a
+#       one-CPU machine); each target's output is shown when it ends.
 #   scripts/fuzz.sh --long [--update-corpus] [TARGET...]
 #       long mode, cumulative over runs and sessions: fuzz/counts.tsv keeps
 #       each target's total executions; a run adds its executions there only
@@ -64,6 +66,7 @@ if [[ $long == 1 ]]; then
 else
 	runs=${TOPOGNN_FUZZ_RUNS:-300000}
 	seed=1
+	jobs=${TOPOGNN_FUZZ_JOBS:-$(($(nproc) > 1 ? 2 : 1))}
 fi
 
 out=_build/fuzz
@@ -191,11 +194,12 @@ run_target() {
 	fi
 }
 
-status=0
-for target in "${targets[@]}"; do
+# One target: build, run (or skip), minimise or clean up. Sets status=1 on
+# a failure and returns it.
+fuzz_target() {
+	local target=$1 name corpus_name skip="" done_runs left
 	name=$(basename "$target" .c)
 	corpus_name=${name#fuzz_}
-	skip=""
 	if [[ $long == 1 ]]; then
 		done_runs=$(count_of "$corpus_name")
 		runs=$((goal - done_runs))
@@ -208,10 +212,9 @@ for target in "${targets[@]}"; do
 		# nothing to run and nothing to minimise
 		if [[ -n $skip && $update == 0 ]]; then
 			echo "fuzz: $name $skip"
-			continue
+			return 0
 		fi
 	fi
-	[[ $interrupted == 1 ]] && break
 	echo "fuzz: building $name"
 	clang "${cflags[@]}" "$target" "${objs[@]}" "${libs[@]}" -o "$out/$name"
 	if [[ $long == 1 ]]; then
@@ -234,5 +237,36 @@ for target in "${targets[@]}"; do
 	elif [[ $long == 0 ]]; then
 		rm -rf "$work"
 	fi
+	return $status
+}
+
+status=0
+if [[ $long == 1 || $jobs -le 1 ]]; then
+	for target in "${targets[@]}"; do
+		[[ $interrupted == 1 ]] && break
+		fuzz_target "$target" || true
+	done
+	exit $status
+fi
+# short mode, $jobs targets at a time: each prints into its own file, shown
+# when its batch is done
+batch=()
+run_batch() {
+	local t pids=() rc=0
+	for t in "${batch[@]}"; do
+		fuzz_target "$t" >"$out/$(basename "$t" .c).out" 2>&1 &
+		pids+=($!)
+	done
+	for t in "${!pids[@]}"; do
+		wait "${pids[$t]}" || rc=1
+		cat "$out/$(basename "${batch[$t]}" .c).out"
+	done
+	batch=()
+	return $rc
+}
+for target in "${targets[@]}"; do
+	batch+=("$target")
+	if [[ ${#batch[@]} -ge $jobs ]]; then run_batch || status=1; fi
 done
+if [[ ${#batch[@]} -gt 0 ]]; then run_batch || status=1; fi
 exit $status
