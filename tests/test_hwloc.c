@@ -634,7 +634,8 @@ static void test_error_wrong_xml(void **state)
 		"<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\">\n"
 		"<info name=\"a\" value=\"b\">\n</object>\n</info>\n</topology>\n";
 	static const char bogus[] =
-		"<topology version=\"2.0\">\n<object type=\"Bogus\" os_index=\"0\"/>\n</topology>\n";
+		"<topology version=\"2.0\">\n"
+		"<object type=\"Bogus\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\"/>\n</topology>\n";
 
 	expect_error(svg, strlen(svg), 3, "the root element is <svg>, not <topology>");
 	expect_error(v4, strlen(v4), 2, "format version \"4.0\" is not one this loader reads");
@@ -687,6 +688,63 @@ static void test_error_attributes(void **state)
 #undef SETS
 }
 
+/* Sets hwloc 2.9 cannot read or does not check before using them; each
+ * crashed it (fuzz_hwloc_xml): a bitmap starting with ',' (an assert in
+ * hwloc_bitmap_sscanf), a 1.x NUMANode without sets (a NULL complete cpuset
+ * compared). Bitmaps as hwloc writes them pass. */
+static void test_error_sets(void **state)
+{
+#define SETS "cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" complete_nodeset=\"0x1\""
+#define DOC(version, numa_attrs, pu_cpuset) "<topology version=\"" version "\">\n" \
+	"<object type=\"Machine\" " SETS ">\n" \
+	"<object type=\"NUMANode\" os_index=\"0\" " numa_attrs " local_memory=\"1048576\"/>\n" \
+	"<object type=\"PU\" os_index=\"0\" cpuset=\"" pu_cpuset "\" complete_cpuset=\"" pu_cpuset \
+	"\" nodeset=\"0x1\" complete_nodeset=\"0x1\"/>\n</object>\n</topology>\n"
+	static const struct {
+		const char *doc;
+		int line;
+		const char *error;
+	} refused[] = {
+		{ DOC("2.0", SETS, ",x1"), 4, "cpuset=\",x1\" is not an hwloc bitmap" },
+		{ DOC("2.0", SETS, ",0x1"), 4, "is not an hwloc bitmap" },
+		{ DOC("2.0", SETS, "0x1,,"), 4, "is not an hwloc bitmap" },
+		{ DOC("2.0", SETS, "0x1,"), 4, "is not an hwloc bitmap" },
+		{ DOC("2.0", SETS, "0x123456789"), 4, "is not an hwloc bitmap" },
+		{ DOC("2.0", SETS, "0xf...f0x1"), 4, "is not an hwloc bitmap" },
+		{ DOC("2.0", SETS, " 0x1"), 4, "is not an hwloc bitmap" },
+		{ DOC("1.0", "nodeset=\"0x1\" complete_nodeset=\"0x1\"", "0x1"), 3,
+		  "an <object> of type NUMANode has no cpuset" },
+		{ DOC("2.0", "cpuset=\"0x1\" complete_cpuset=\"0x1\"", "0x1"), 3,
+		  "an <object> of type NUMANode has no nodeset" },
+	};
+	/* hwloc reads these (the first two to the end), the others pass the outline */
+	static const char *const loaded[] = { DOC("2.0", SETS, "0x00000001"), DOC("1.0", SETS, "0x1") };
+	static const char *const outlined[] = { DOC("2.0", SETS, "0xf...f,0x00000001"),
+						DOC("2.0", SETS, "0x1,0x00000000"),
+						DOC("2.0", SETS, "0x000000ff,,0x0"),
+						DOC("2.0", SETS, "0xf...f,,0x1") };
+	topo_error err;
+	size_t len;
+	char *out;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		expect_error(refused[i].doc, strlen(refused[i].doc), refused[i].line, refused[i].error);
+	for (size_t i = 0; i < sizeof(loaded) / sizeof(loaded[0]); i++) {
+		topo_graph *g = topo_graph_new();
+
+		if (topo_load_hwloc_xml_mem(g, loaded[i], strlen(loaded[i]), "f.xml", "n1", &err) < 0)
+			fail_msg("document %zu refused: %s", i, err.text);
+		topo_graph_free(g);
+	}
+	for (size_t i = 0; i < sizeof(outlined) / sizeof(outlined[0]); i++) {
+		if (topo_hwloc_xml_prepare(outlined[i], strlen(outlined[i]), "f.xml", &out, &len, &err) < 0)
+			fail_msg("bitmap %zu refused: %s", i, err.text);
+		free(out);
+	}
+#undef DOC
+#undef SETS
+}
+
 static void test_error_truncated(void **state)
 {
 	size_t len, cut;
@@ -715,7 +773,7 @@ static void test_v3_rewrite(void **state)
 {
 	static const char v3[] =
 		"<?xml version=\"1.0\"?>\n<topology version=\"3.0\">\n"
-		"<object type=\"Machine\" id=\"obj1\">\n"
+		"<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\" id=\"obj1\">\n"
 		"<object type=\"OSDev\" name=\"mlx5_0\" osdev_type=\"48\"/>\n"
 		"<object type=\"OSDev\" name=\"cuda0\" osdev_type=\"12\"/>\n"
 		"<object type=\"OSDev\" name=\"card0\" osdev_type=\"4\"/>\n"
@@ -769,6 +827,7 @@ int main(void)
 		cmocka_unit_test(test_error_not_xml),
 		cmocka_unit_test(test_error_wrong_xml),
 		cmocka_unit_test(test_error_attributes),
+		cmocka_unit_test(test_error_sets),
 		cmocka_unit_test(test_error_truncated),
 		cmocka_unit_test(test_v3_rewrite),
 	};

@@ -361,10 +361,104 @@ static int tag_well_formed(const xml_tag *t)
 
 #define MAX_NESTING 256
 
-/* Every element tag well formed and every closing tag closing the element
- * that is open; returns 0 or -1 with err filled. */
-static int check_nesting(const char *data, const char *p, const char *end, const char *source,
-			 topo_error *err)
+/* 1 when an object of this type needs a cpuset (and so a complete_cpuset):
+ * every type but the I/O and Misc ones, as hwloc writes them. A 1.x NUMANode
+ * or its parent without one crashed hwloc 2.9 (a NULL complete_cpuset
+ * compared in the 1.x import, found by fuzz_hwloc_xml). */
+static int type_needs_cpuset(const char *type, size_t len)
+{
+	static const char *const no_sets[] = { "Bridge", "PCIDev", "OSDev", "Misc" };
+
+	for (size_t i = 0; i < sizeof(no_sets) / sizeof(no_sets[0]); i++)
+		if (len == strlen(no_sets[i]) && memcmp(type, no_sets[i], len) == 0)
+			return 0;
+	return 1;
+}
+
+/* hwloc's bitmap text (hwloc_bitmap_snprintf): "0xf...f" or a group, then
+ * groups after commas; a group is "0x" and 1 to 8 hex digits, or nothing for
+ * a zero group between two others ("0x000000ff,,0x0"). hwloc_bitmap_sscanf
+ * asserts (aborts) on some other text, such as one starting with ','
+ * (found by fuzz_hwloc_xml). */
+static int bitmap_well_formed(const char *v, size_t n)
+{
+	const char *start = v, *end = v + n;
+
+	if (n >= 7 && memcmp(v, "0xf...f", 7) == 0) {
+		v += 7;
+		if (v == end)
+			return 1;
+		if (*v++ != ',')
+			return 0;
+	}
+	for (;;) {
+		const char *digits;
+
+		while (v > start && v < end && *v == ',')
+			v++; /* zero groups */
+		if (end - v < 3 || v[0] != '0' || v[1] != 'x')
+			return 0;
+		for (v += 2, digits = v; v < end && isxdigit((unsigned char)*v); v++)
+			;
+		if (v == digits || v - digits > 8)
+			return 0;
+		if (v == end)
+			return 1;
+		if (*v++ != ',')
+			return 0;
+	}
+}
+
+/* The sets of an element: every bitmap attribute hwloc reads is text it
+ * can read, and an <object> has every set hwloc may compare (hwloc 2.9
+ * dereferences them without checking they were given; it never writes an
+ * object without them). Returns 0 or -1 with err filled. */
+static int check_sets(const xml_tag *t, const char *data, const char *source, topo_error *err)
+{
+	static const char *const bitmaps[] = { "cpuset",	  "complete_cpuset",  "allowed_cpuset",
+					       "nodeset",	  "complete_nodeset", "allowed_nodeset",
+					       "initiator_cpuset" };
+	static const char *const sets[][2] = { { "cpuset", "complete_cpuset" },
+					       { "nodeset", "complete_nodeset" } };
+	const char *val, *type;
+	size_t vlen, tlen;
+
+	for (size_t i = 0; i < sizeof(bitmaps) / sizeof(bitmaps[0]); i++) {
+		if (tag_attr(t, bitmaps[i], &val, &vlen) && !bitmap_well_formed(val, vlen)) {
+			topo_error_set(err, source, line_of(data, t->start),
+				       "%s=\"%.*s\" is not an hwloc bitmap "
+				       "(0x and hex digits, groups apart by ',')",
+				       bitmaps[i], (int)(vlen < 24 ? vlen : 24), val);
+			return -1;
+		}
+	}
+	if (!tag_is(t, "object") || !tag_attr(t, "type", &type, &tlen))
+		return 0; /* hwloc refuses an object without a type */
+	if (type_needs_cpuset(type, tlen) && !tag_attr(t, "cpuset", &val, &vlen)) {
+		topo_error_set(err, source, line_of(data, t->start), "an <object> of type %.*s has no cpuset",
+			       (int)(tlen < 24 ? tlen : 24), type);
+		return -1;
+	}
+	if (tlen == 8 && memcmp(type, "NUMANode", 8) == 0 && !tag_attr(t, "nodeset", &val, &vlen)) {
+		topo_error_set(err, source, line_of(data, t->start),
+			       "an <object> of type NUMANode has no nodeset");
+		return -1;
+	}
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		if (tag_attr(t, sets[i][0], &val, &vlen) && !tag_attr(t, sets[i][1], &val, &vlen)) {
+			topo_error_set(err, source, line_of(data, t->start),
+				       "an <object> has a %s but no %s", sets[i][0], sets[i][1]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Every element tag well formed, with sets hwloc can read, and every
+ * closing tag closing the element that is open; returns 0 or -1 with err
+ * filled. */
+static int check_elements(const char *data, const char *p, const char *end, const char *source,
+			  topo_error *err)
 {
 	const char *name[MAX_NESTING];
 	size_t len[MAX_NESTING];
@@ -381,6 +475,8 @@ static int check_nesting(const char *data, const char *p, const char *end, const
 				       t.name);
 			return -1;
 		}
+		if (!t.closing && check_sets(&t, data, source, err) < 0)
+			return -1;
 		if (t.closing) {
 			if (depth == 0 || len[depth - 1] != t.namelen ||
 			    memcmp(name[depth - 1], t.name, t.namelen) != 0) {
@@ -398,26 +494,6 @@ static int check_nesting(const char *data, const char *p, const char *end, const
 			}
 			name[depth] = t.name;
 			len[depth++] = t.namelen;
-		}
-	}
-	return 0;
-}
-
-/* hwloc 2.9 dereferences the complete cpuset/nodeset of every object that
- * has a cpuset/nodeset (ordering children, inserting objects) without
- * checking it was given: refuse such an object here, as hwloc never writes one. */
-static int check_sets(const xml_tag *t, const char *data, const char *source, topo_error *err)
-{
-	static const char *const sets[][2] = { { "cpuset", "complete_cpuset" },
-						{ "nodeset", "complete_nodeset" } };
-	const char *val;
-	size_t vlen;
-
-	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
-		if (tag_attr(t, sets[i][0], &val, &vlen) && !tag_attr(t, sets[i][1], &val, &vlen)) {
-			topo_error_set(err, source, line_of(data, t->start),
-				       "an <object> has a %s but no %s", sets[i][0], sets[i][1]);
-			return -1;
 		}
 	}
 	return 0;
@@ -477,8 +553,6 @@ static int check_outline(const char *data, size_t len, const char *source, topo_
 	while ((r = next_tag(p, end, &t)) == 1) {
 		if (tag_is(&t, "topology") && t.closing)
 			closed = 1;
-		if (tag_is(&t, "object") && !t.closing && check_sets(&t, data, source, err) < 0)
-			return -1;
 		p = t.end;
 	}
 	if (r < 0) {
@@ -491,7 +565,7 @@ static int check_outline(const char *data, size_t len, const char *source, topo_
 			       "the XML ends without </topology>: the file looks truncated");
 		return -1;
 	}
-	if (check_nesting(data, data, end, source, err) < 0)
+	if (check_elements(data, data, end, source, err) < 0)
 		return -1;
 	return (int)major;
 }
