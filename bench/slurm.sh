@@ -47,8 +47,10 @@
 #      from each job's begin time), and the report gives per slice the
 #      topognn/tree and topognn/tree-switches ratios of each replicate and
 #      the medians over all replicates (median_ratio,
-#      median_ratio_tree_switches), whether the median bytes and wait ratios
-#      to tree-switches are <= 1.0 (issue 18's goal), and
+#      median_ratio_tree_switches), the means over all slice x replicate
+#      pairs with the half-width of their 95 % Student-t interval
+#      (mean_ratio, mean_ratio_tree_switches), whether the median bytes and
+#      wait ratios to tree-switches are <= 1.0 (issue 18's goal), and
 #      sim_tree_agreement (the median over the tree runs).
 #
 # Metrics (per run; see bench/slurm_replay.c and docs/bench.md):
@@ -421,6 +423,19 @@ fi
 val() { [[ -f "$1" ]] || return 0; awk -v k="$2" '$1 == k { print $2; exit }' "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0 || a == "") print "null"; else printf "%.3f", a / b }'; }
 median() { sort -g | awk '{ v[NR] = $1 } END { if (!NR) print "null"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# "mean half n": the mean of the values read and the half-width of its 95 %
+# Student-t interval (null with fewer than two values)
+mean_ci() {
+    awk 'BEGIN { split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086", t, " ") }
+        { v[NR] = $1; s += $1 }
+        END {
+            if (NR < 2) { printf "%s null %d\n", NR ? sprintf("%.3f", s) : "null", NR; exit }
+            m = s / NR
+            for (i = 1; i <= NR; i++) ss += (v[i] - m) ^ 2
+            q = NR - 1 <= 20 ? t[NR - 1] : 1.96
+            printf "%.3f %.3f %d\n", m, q * sqrt(ss / (NR - 1) / NR), NR
+        }'
+}
 
 # The comparisons: "num/den" of two arms of the same slice and replicate.
 readonly PAIRS=(topognn/tree topognn/tree-switches tree-switches/tree)
@@ -473,6 +488,16 @@ goal() { # metric -> true|false|null
 }
 goal_bytes=$(goal cross_group_bytes_heavy)
 goal_wait=$(goal mean_wait_s)
+means_json() { # pair: {"metric": {"mean": m, "half_width_95": h, "n": n}, ...}
+    local m sep="" a
+    printf '{'
+    for m in "${METRICS[@]}"; do
+        read -r -a a <<< "$(ratios_of "$1" "$m" | mean_ci)"
+        printf '%s"%s": {"mean": %s, "half_width_95": %s, "n": %s}' "$sep" "$m" "${a[0]}" "${a[1]}" "${a[2]}"
+        sep=", "
+    done
+    printf '}'
+}
 medians_json() { # pair [slice]
     local m sep=""
     printf '{'
@@ -501,6 +526,9 @@ if (( json )); then
     printf ', "median_ratio": %s' "$(medians_json topognn/tree)"
     printf ', "median_ratio_tree_switches": %s' "$(medians_json topognn/tree-switches)"
     printf ', "median_ratio_switches_to_tree": %s' "$(medians_json tree-switches/tree)"
+    printf ', "mean_ratio": %s' "$(means_json topognn/tree)"
+    printf ', "mean_ratio_tree_switches": %s' "$(means_json topognn/tree-switches)"
+    printf ', "mean_ratio_switches_to_tree": %s' "$(means_json tree-switches/tree)"
     printf ', "goal_vs_tree_switches": {"bytes_le_1": %s, "wait_le_1": %s}' "$goal_bytes" "$goal_wait"
     printf ', "sim_tree_agreement": %s, "per_slice": [' "$agreement_median"
     for (( k = 1; k <= slices; k++ )); do
@@ -569,9 +597,11 @@ else
         done
     done
     for pair in "${PAIRS[@]}"; do
-        printf '\nmedian over all %d replicates (%s):\n' "$(npairs "$pair")" "$pair"
+        printf '\nover all %d pairs (%s): median, mean +- half-width of its 95 %% t interval\n' \
+            "$(npairs "$pair")" "$pair"
         for m in "${METRICS[@]}"; do
-            printf '  %-26s %s\n' "$m" "$(ratios_of "$pair" "$m" | median)"
+            read -r -a a <<< "$(ratios_of "$pair" "$m" | mean_ci)"
+            printf '  %-26s %9s  %s +- %s\n' "$m" "$(ratios_of "$pair" "$m" | median)" "${a[0]}" "${a[1]}"
         done
     done
     printf '\ngoal (issue 18): median topognn/tree-switches bytes <= 1.0: %s; wait <= 1.0: %s\n' \
