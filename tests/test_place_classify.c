@@ -161,6 +161,11 @@ static void test_errors_with_lines(void **st)
 	 * closures (fuzz_topognn_conf, a timeout) */
 	expect_error("ClassRule=name=^nccl-.*++++++++++++ class=heavy\n", 1, "too complex");
 	expect_error("ClassRule=name=((.*)+){1,250} class=heavy\n", 1, "too complex");
+	/* stacked '?' and '*': small, yet regcomp ran for minutes on a 274-byte
+	 * pattern of them (fuzz_topognn_conf, a timeout) */
+	expect_error("ClassRule=name=^nccl-.*? class=heavy\n", 1,
+		     "bad name pattern '^nccl-.*?': a repetition operator follows another");
+	expect_error("ClassRule=comment=x{2}{3} class=heavy\n", 1, "a repetition operator follows another");
 	expect_error("ClassRule=comment=((a{99}){99}){99} class=heavy\n", 1,
 		     "bad comment pattern '((a{99}){99}){99}': too complex");
 	expect_error("ClassRule=name=^(a*)\\1$ class=heavy\n", 1,

@@ -188,17 +188,17 @@ static double repetition(const char *p, const char **end)
 	return (double)(m > n ? m : n) + 1;
 }
 
-static double alternation_size(const char **pp);
+static double alternation_size(const char **pp, int *stacked);
 
 /* Size of the atom at *pp (a group counts its contents), *pp moved past it. */
-static double atom_size(const char **pp)
+static double atom_size(const char **pp, int *stacked)
 {
 	const char *p = *pp;
 	double n = 1;
 
 	if (*p == '(') {
 		p++;
-		n = alternation_size(&p) + 1;
+		n = alternation_size(&p, stacked) + 1;
 		if (*p == ')')
 			p++;
 	} else if (*p == '[') {
@@ -214,8 +214,9 @@ static double atom_size(const char **pp)
 
 /* Size of the tree regcomp builds for the branches from *pp to the ')'
  * that closes them or the end: a sequence adds its pieces, a repetition
- * multiplies its operand (each stacked one again: ".*++" is 2 x 2 x ".*"). */
-static double alternation_size(const char **pp)
+ * multiplies its operand (each stacked one again: ".*++" is 2 x 2 x ".*").
+ * Sets *stacked when a repetition operator follows another. */
+static double alternation_size(const char **pp, int *stacked)
 {
 	const char *p = *pp, *end;
 	double total = 0, copies;
@@ -228,8 +229,10 @@ static double alternation_size(const char **pp)
 			p++;
 			continue;
 		}
-		piece = atom_size(&p);
-		while ((copies = repetition(p, &end)) > 0) {
+		piece = atom_size(&p, stacked);
+		for (int reps = 0; (copies = repetition(p, &end)) > 0; reps++) {
+			if (reps > 0)
+				*stacked = 1;
 			piece = piece * copies + 1;
 			p = end;
 		}
@@ -244,6 +247,7 @@ static const char *pattern_cost(const char *re)
 {
 	double size = 0;
 	const char *p;
+	int stacked = 0;
 
 	if (strlen(re) > MAX_PATTERN)
 		return "longer than 512 characters";
@@ -256,13 +260,16 @@ static const char *pattern_cost(const char *re)
 			p = skip_bracket(p) - 1;
 	}
 	for (p = re; *p;) {
-		size += alternation_size(&p);
+		size += alternation_size(&p, &stacked);
 		if (*p == ')')
 			p++; /* an unmatched ')': regcomp refuses it */
 	}
 	if (size > MAX_PATTERN_SIZE)
 		return "too complex: its repetitions ('+', '{m,n}') make regcomp copy it into more "
 		       "than " MAX_PATTERN_SIZE_TEXT " pieces, which would take too long";
+	if (stacked)
+		return "a repetition operator follows another ('*?', '??', '++', ...): POSIX leaves "
+		       "that undefined, and glibc's regcomp can take minutes on a few of them";
 	return NULL;
 }
 
