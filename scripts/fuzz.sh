@@ -216,7 +216,7 @@ run_target() {
 # One target: build, run (or skip), minimise or clean up. Sets status=1 on
 # a failure and returns it.
 fuzz_target() {
-	local target=$1 name corpus_name skip="" done_runs left runs=$runs
+	local target=$1 name corpus_name skip="" done_runs left runs=${runs:-0}
 	name=$(basename "$target" .c)
 	corpus_name=${name#fuzz_}
 	[[ $long == 1 ]] || runs=$(short_runs "$corpus_name")
