@@ -68,8 +68,7 @@ if [[ $long == 1 ]]; then
 		until_epoch=$(date -d "$TOPOGNN_FUZZ_UNTIL" +%s)
 	fi
 else
-	runs=${TOPOGNN_FUZZ_RUNS:-200000}
-	seed=1
+	seed=1 # inputs per target: short_runs
 	jobs=${TOPOGNN_FUZZ_JOBS:-$(($(nproc) > 1 ? 2 : 1))}
 fi
 
