@@ -292,6 +292,10 @@ static void test_host_pattern(void **state)
 	opts.host_pattern = "^(([a-z]+";
 	assert_int_equal(topo_load_ibnetdiscover(h, SUPERPOD, &opts, &err), -1);
 	assert_non_null(strstr(err.text, "not a valid regular expression"));
+	/* refused before regcomp, which would take seconds on it (topo_regex.h) */
+	opts.host_pattern = "^([^ ]+) +(.*++++++++++++)$";
+	assert_int_equal(topo_load_ibnetdiscover(h, SUPERPOD, &opts, &err), -1);
+	assert_non_null(strstr(err.text, "not a valid regular expression: too complex"));
 	topo_graph_free(h);
 }
 

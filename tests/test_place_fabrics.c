@@ -92,6 +92,29 @@ static void test_nvlink_domains_as_groups(void **st)
 	topo_graph_free(g);
 }
 
+/* NIC role rules are read at every job start (slurmstepd): a pattern that
+ * would hold regcomp is refused with the rule named, like a bad one. */
+static void expect_bad_rule(const char *rule, const char *fragment)
+{
+	const char *rules[] = { "compute=^ib", rule };
+	topo_error err;
+
+	assert_null(topo_nic_rules_new(rules, 2, &err));
+	if (!strstr(err.text, fragment))
+		fail_msg("'%s' lacks '%s'", err.text, fragment);
+}
+
+static void test_nic_rules_refused(void **st)
+{
+	(void)st;
+	expect_bad_rule("storage=^ens.*++++++++++++",
+			"NIC role rule \"storage=^ens.*++++++++++++\": bad regular expression: too complex");
+	expect_bad_rule("storage=^ens.*?", "a repetition operator follows another");
+	expect_bad_rule("storage=^(ens)\\1", "back-references are not allowed");
+	expect_bad_rule("storage=^(ens", "bad regular expression");
+	expect_bad_rule("disk=^ens", "is not ROLE=REGEX");
+}
+
 static void test_fabric_groups_first_storage_ignored(void **st)
 {
 	const char *rules[] = { "storage=^ens[34]" };
@@ -137,6 +160,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_nvlink_domains_as_groups),
+		cmocka_unit_test(test_nic_rules_refused),
 		cmocka_unit_test(test_fabric_groups_first_storage_ignored),
 	};
 

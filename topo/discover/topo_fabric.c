@@ -33,6 +33,7 @@
 
 #include "topo_alloc.h"
 #include "topo_groups.h"
+#include "topo_regex.h"
 
 #define MAX_PORTS 255 /* IB NumPorts is an 8-bit field */
 
@@ -137,13 +138,10 @@ static int compile(regex_t *re, const char *pattern, int flags, const char *what
 		   const char *source, topo_error *err)
 {
 	char msg[200];
-	int rc = regcomp(re, pattern, REG_EXTENDED | flags);
 
-	if (rc != 0) {
-		regerror(rc, re, msg, sizeof(msg));
-		regfree(re);
-		topo_error_set(err, source, 0, "the %s \"%s\" is not a valid regular expression: %s",
-			       what, pattern, msg);
+	if (topo_regex_compile(re, pattern, flags, msg, sizeof(msg)) < 0) {
+		topo_error_set(err, source, 0, "the %s \"%.80s%s\" is not a valid regular expression: %s",
+			       what, pattern, strlen(pattern) > 80 ? "..." : "", msg);
 		return -1;
 	}
 	return 0;

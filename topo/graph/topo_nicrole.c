@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "topo_regex.h"
+
 static const char *const role_names[] = { "compute", "storage", "management" };
 
 const char *topo_nic_role_name(topo_nic_role r)
@@ -52,20 +54,17 @@ topo_nic_rules *topo_nic_rules_new(const char *const *rules, int n, topo_error *
 	}
 	for (int i = 0; i < n; i++) {
 		const char *eq = strchr(rules[i], '=');
-		char role[32], msg[160];
-		int rc, k;
+		char role[32], msg[200];
+		int k;
 
 		if (!eq || eq == rules[i] || (size_t)(eq - rules[i]) >= sizeof(role))
 			goto bad;
 		snprintf(role, sizeof(role), "%.*s", (int)(eq - rules[i]), rules[i]);
 		if ((k = topo_nic_role_parse(role)) < 0)
 			goto bad;
-		rc = regcomp(&r->re[i], eq + 1, REG_EXTENDED | REG_NOSUB);
-		if (rc != 0) {
-			regerror(rc, &r->re[i], msg, sizeof(msg));
-			regfree(&r->re[i]);
-			topo_error_set(err, "", 0, "NIC role rule \"%s\": bad regular expression: %s",
-				       rules[i], msg);
+		if (topo_regex_compile(&r->re[i], eq + 1, REG_NOSUB, msg, sizeof(msg)) < 0) {
+			topo_error_set(err, "", 0, "NIC role rule \"%.80s%s\": bad regular expression: %s",
+				       rules[i], strlen(rules[i]) > 80 ? "..." : "", msg);
 			topo_nic_rules_free(r);
 			return NULL;
 		}

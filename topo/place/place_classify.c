@@ -20,16 +20,14 @@
  * regex, a bad class or number is an error at file:line.
  *
  * A pattern glibc would take too long to compile or to match is refused
- * before regcomp (pattern_cost): regcomp copies the tree of each '+' and
- * '{m,n}' operand, so stacked repetitions grow it exponentially (fuzz_topognn_conf
- * found a 250-byte rule that held regcomp for minutes), and back-references
- * make regexec backtrack on the job name and comment, which users choose.
+ * before regcomp (topo_regex.h): stacked repetitions make regcomp's tree grow
+ * exponentially, and back-references make regexec backtrack on the job name
+ * and comment, which users choose.
  */
 #include "place_classify.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,15 +36,9 @@
 
 #include "topo_io.h"
 #include "topo_num.h"
+#include "topo_regex.h"
 
 #define MAX_RULE_TEXT 4096
-#define MAX_PATTERN 512          /* characters of a name or comment pattern */
-/* pieces of the tree regcomp builds for a pattern; its epsilon closures
- * take time growing faster than the square of that: ".*" under 12 stacked
- * '+' (12,293 pieces) held regcomp for 11 s, 2,000 pieces take at most about
- * 0.5 s (fuzz_topognn_conf) */
-#define MAX_PATTERN_SIZE 2000
-#define MAX_PATTERN_SIZE_TEXT "2000"
 
 typedef enum field {
 	F_PARTITION = 0,
@@ -129,171 +121,17 @@ static int parse_count(const char *v, int *out)
 	return topo_parse_int(v, 0, 1000000, out);
 }
 
-/* Past a bracket expression starting at p ('['), or at its end if open. */
-static const char *skip_bracket(const char *p)
-{
-	p++;
-	if (*p == '^')
-		p++;
-	if (*p == ']')
-		p++;
-	for (; *p && *p != ']'; p++)
-		if (*p == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
-			const char *end = strchr(p + 2, p[1]);
-
-			while (end && end[1] != ']')
-				end = strchr(end + 1, p[1]);
-			if (!end)
-				return p + strlen(p);
-			p = end + 1;
-		}
-	return *p ? p + 1 : p;
-}
-
-/* The number in an interval bound at s ("" is 0); *end past its digits. */
-static long interval_bound(const char *s, const char **end)
-{
-	size_t n = strspn(s, "0123456789");
-	long v = 0;
-
-	*end = s + n;
-	if (n && topo_parse_long_n(s, n, 0, LONG_MAX, &v) < 0)
-		v = LONG_MAX; /* more digits than a long holds: the largest */
-	return v;
-}
-
-/* The repetition operator at p: how many copies of its operand regcomp
- * makes (2 for '+', the larger bound + 1 for '{m}', '{m,}' and '{m,n}', 1
- * for '*' and '?'), with *end past it. Returns 0 when p is not one. */
-static double repetition(const char *p, const char **end)
-{
-	const char *q;
-	long m, n;
-
-	*end = p + 1;
-	if (*p == '*' || *p == '?')
-		return 1;
-	if (*p == '+')
-		return 2;
-	if (*p != '{')
-		return 0;
-	m = n = interval_bound(p + 1, &q);
-	if (*q == ',' && q[1] != '}')
-		n = interval_bound(q + 1, &q);
-	else if (*q == ',')
-		q++;
-	if (*q != '}')
-		return 0; /* not an interval: regcomp refuses it */
-	*end = q + 1;
-	return (double)(m > n ? m : n) + 1;
-}
-
-static double alternation_size(const char **pp, int *stacked);
-
-/* Size of the atom at *pp (a group counts its contents), *pp moved past it. */
-static double atom_size(const char **pp, int *stacked)
-{
-	const char *p = *pp;
-	double n = 1;
-
-	if (*p == '(') {
-		p++;
-		n = alternation_size(&p, stacked) + 1;
-		if (*p == ')')
-			p++;
-	} else if (*p == '[') {
-		p = skip_bracket(p);
-	} else if (*p == '\\') {
-		p += p[1] ? 2 : 1;
-	} else {
-		p++;
-	}
-	*pp = p;
-	return n;
-}
-
-/* Size of the tree regcomp builds for the branches from *pp to the ')'
- * that closes them or the end: a sequence adds its pieces, a repetition
- * multiplies its operand (each stacked one again: ".*++" is 2 x 2 x ".*").
- * Sets *stacked when a repetition operator follows another. */
-static double alternation_size(const char **pp, int *stacked)
-{
-	const char *p = *pp, *end;
-	double total = 0, copies;
-
-	while (*p && *p != ')') {
-		double piece;
-
-		if (*p == '|') {
-			total++;
-			p++;
-			continue;
-		}
-		piece = atom_size(&p, stacked);
-		for (int reps = 0; (copies = repetition(p, &end)) > 0; reps++) {
-			if (reps > 0)
-				*stacked = 1;
-			piece = piece * copies + 1;
-			p = end;
-		}
-		total += piece;
-	}
-	*pp = p;
-	return total;
-}
-
-/* NULL when the ERE `re` is cheap enough to compile and match, else why not. */
-static const char *pattern_cost(const char *re)
-{
-	double size = 0;
-	const char *p;
-	int stacked = 0;
-
-	if (strlen(re) > MAX_PATTERN)
-		return "longer than 512 characters";
-	for (p = re; *p; p++) {
-		if (*p == '\\' && p[1] >= '1' && p[1] <= '9')
-			return "back-references are not allowed (matching could take exponential time)";
-		if (*p == '\\' && p[1])
-			p++;
-		else if (*p == '[')
-			p = skip_bracket(p) - 1;
-	}
-	for (p = re; *p;) {
-		size += alternation_size(&p, &stacked);
-		if (*p == ')')
-			p++; /* an unmatched ')': regcomp refuses it */
-	}
-	if (size > MAX_PATTERN_SIZE)
-		return "too complex: its repetitions ('+', '{m,n}') make regcomp copy it into more "
-		       "than " MAX_PATTERN_SIZE_TEXT " pieces, which would take too long";
-	if (stacked)
-		return "a repetition operator follows another ('*?', '??', '++', ...): POSIX leaves "
-		       "that undefined, and glibc's regcomp can take minutes on a few of them";
-	return NULL;
-}
-
 /* Compile the name or comment pattern val into *re. Returns 0 or -1 (err set). */
 static int compile_pattern(regex_t *re, const char *val, field f, const char *src, int line,
 			   topo_error *err)
 {
-	const char *why = pattern_cost(val);
-	int rc;
+	char why[200];
 
-	if (why) {
-		topo_error_set(err, src, line, "bad %s pattern '%.60s%s': %s", field_names[f], val,
-			       strlen(val) > 60 ? "..." : "", why);
-		return -1;
-	}
-	rc = regcomp(re, val, REG_EXTENDED | REG_NOSUB);
-	if (rc) {
-		char msg[128];
-
-		regerror(rc, re, msg, sizeof(msg));
-		topo_error_set(err, src, line, "bad %s pattern '%s': %s", field_names[f], val, msg);
-		return -1;
-	}
-	return 0;
+	if (topo_regex_compile(re, val, REG_NOSUB, why, sizeof(why)) == 0)
+		return 0;
+	topo_error_set(err, src, line, "bad %s pattern '%.60s%s': %s", field_names[f], val,
+		       strlen(val) > 60 ? "..." : "", why);
+	return -1;
 }
 
 /* Parse "k=v k=v ... class=X" into r. Returns 0 or -1 (err set). */
