@@ -269,6 +269,13 @@ static int _decide(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	if (dec->deferred) {
 		job_record_t *job_ptr = topo_eval->job_ptr;
 
+		/*
+		 * The deferral clock, in shadow mode too: there it times the
+		 * hold the policy would have made, so that its later decisions
+		 * are those it would make enforcing. Slurm reads the field only
+		 * for --switches jobs (topology/tree, job_submit.lua), which
+		 * are never deferred.
+		 */
 		if (!job_ptr->wait4switch_start)
 			job_ptr->wait4switch_start = time(NULL);
 		log_flag(SELECT_TYPE, "%pJ deferred for locality: %s",
