@@ -48,7 +48,8 @@ int place_defer_init(place_defer *d, const place_cluster *c)
 	d->gcnt = calloc(G, sizeof(int));
 	d->gtmp = calloc(G, sizeof(int));
 	d->mask = calloc(G, 1);
-	if (!d->key || !d->order || !d->gcnt || !d->gtmp || !d->mask) {
+	d->hist = calloc(N, sizeof(int));
+	if (!d->key || !d->order || !d->gcnt || !d->gtmp || !d->mask || !d->hist) {
 		place_defer_free(d);
 		return -1;
 	}
@@ -62,6 +63,7 @@ void place_defer_free(place_defer *d)
 	free(d->gcnt);
 	free(d->gtmp);
 	free(d->mask);
+	free(d->hist);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -187,30 +189,59 @@ static int host_keys(place_defer *d, const place_cluster *c, const place_state *
 	return n;
 }
 
-/* Sweep hosts by the time they free: the earliest time within `left`
- * seconds at which n hosts span the fewest groups, below `beat`. Returns
- * those groups (beat when none) and sets *when and d->mask. */
-static int sweep(place_defer *d, const place_cluster *c, int nfree, int n, double left,
-		 int beat, double *when)
+/* cover() from hist[c], the number of groups with c hosts (c <= maxc):
+ * the same count without sorting the groups. */
+static int cover_hist(const int *hist, int maxc, int n)
 {
-	int best = beat;
+	int k = 0;
+
+	for (int c = maxc; c > 0; c--) {
+		if (!hist[c])
+			continue;
+		if ((long long)hist[c] * c >= n)
+			return k + (n + c - 1) / c;
+		k += hist[c];
+		n -= hist[c] * c;
+	}
+	return INT_MAX;
+}
+
+/* Sweep hosts by the time they free: the earliest time within `left`
+ * seconds at which n hosts span the fewest groups, below `beat` (and not
+ * below `floor`, the fewest on an empty cluster: reaching it ends the
+ * sweep). Returns those groups (beat when none) and sets *when and
+ * d->mask. The fewest
+ * groups at each end time come from a histogram of the groups' counts,
+ * kept as hosts are added: sorting the groups at each of thousands of end
+ * times took 25 ms of a decision on a busy 16,384-host cluster
+ * (bench/place_latency, gnn+refr+pred). */
+static int sweep(place_defer *d, const place_cluster *c, int nfree, int n, double left,
+		 int beat, int floor, double *when)
+{
+	int best = beat, maxc = 0;
 
 	memset(d->gcnt, 0, (size_t)c->ngroups * sizeof(int));
-	for (int i = 0; i < nfree; i++) {
-		int h = d->order[i], t = d->key[h], g;
+	for (int i = 0; i < nfree && best > floor; i++) {
+		int h = d->order[i], t = d->key[h], g, was;
 
 		if (t > 0 && t > left)
 			break;
-		d->gcnt[c->host_group[h]]++;
+		was = d->gcnt[c->host_group[h]]++;
+		if (was > 0)
+			d->hist[was]--;
+		d->hist[was + 1]++;
+		if (was + 1 > maxc)
+			maxc = was + 1;
 		if (i + 1 < nfree && d->key[d->order[i + 1]] == t)
 			continue;
-		g = cover(d, c->ngroups, d->gcnt, n, NULL);
+		g = cover_hist(d->hist, maxc, n);
 		if (t > 0 && g < best) {
 			best = g;
 			*when = t;
 			cover(d, c->ngroups, d->gcnt, n, d->mask);
 		}
 	}
+	memset(d->hist, 0, (size_t)(maxc + 1) * sizeof(int));
 	return best;
 }
 
@@ -324,7 +355,7 @@ void place_defer_check(place_defer *d, const place_cluster *c, const place_state
 	now_groups = cover(d, c->ngroups, d->gcnt, n, NULL);
 	if (now_groups > out->chosen.groups)
 		now_groups = out->chosen.groups;
-	best = sweep(d, c, nfree, n, left, now_groups, &when);
+	best = sweep(d, c, nfree, n, left, now_groups, out->min_groups, &when);
 	if (best >= now_groups) {
 		snprintf(out->defer_why, sizeof(out->defer_why),
 			 "no placement over fewer than %d groups (needs %d) predicted to free "

@@ -259,6 +259,7 @@ typedef struct place_defer {
 	int *gcnt;       /* per group: hosts usable by the time swept */
 	int *gtmp;       /* per group: scratch for the cover count */
 	uint8_t *mask;   /* per group: the reservation of a deferred job */
+	int *hist;       /* per count c: groups with c hosts usable (the sweep) */
 } place_defer;
 
 /* With run-time predictions, a hold may last as long as the queue is
