@@ -625,17 +625,22 @@ static void test_error_wrong_xml(void **state)
 		"<svg xmlns=\"http://www.w3.org/2000/svg\"><rect width=\"1\"/></svg>\n";
 	static const char v4[] = "<?xml version=\"1.0\"?>\n<topology version=\"4.0\">\n</topology>\n";
 	static const char no_complete[] =
-		"<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\">\n"
-		"<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\"/>\n</object>\n</topology>\n";
+		"<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+		"nodeset=\"0x1\" complete_nodeset=\"0x1\">\n"
+		"<object type=\"PU\" os_index=\"0\" cpuset=\"0x1\" nodeset=\"0x1\" "
+		"complete_nodeset=\"0x1\"/>\n</object>\n</topology>\n";
 	static const char unclosed[] =
-		"<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\">\n"
+		"<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+		"nodeset=\"0x1\" complete_nodeset=\"0x1\">\n"
 		"<object type=\"PU\" cpuset=\"0x1\" complete_cpuset=\"0x1\" <?xml v?>\n</object>\n</topology>\n";
 	static const char crossed[] =
-		"<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\">\n"
+		"<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+		"nodeset=\"0x1\" complete_nodeset=\"0x1\">\n"
 		"<info name=\"a\" value=\"b\">\n</object>\n</info>\n</topology>\n";
 	static const char bogus[] =
 		"<topology version=\"2.0\">\n"
-		"<object type=\"Bogus\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\"/>\n</topology>\n";
+		"<object type=\"Bogus\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+		"nodeset=\"0x1\" complete_nodeset=\"0x1\"/>\n</topology>\n";
 
 	expect_error(svg, strlen(svg), 3, "the root element is <svg>, not <topology>");
 	expect_error(v4, strlen(v4), 2, "format version \"4.0\" is not one this loader reads");
@@ -716,6 +721,21 @@ static void test_error_sets(void **state)
 		  "an <object> of type NUMANode has no cpuset" },
 		{ DOC("2.0", "cpuset=\"0x1\" complete_cpuset=\"0x1\"", "0x1"), 3,
 		  "an <object> of type NUMANode has no nodeset" },
+		/* hwloc reads a type as any case and any prefix of two letters or
+		 * more: "NU" is a NUMANode */
+		{ "<topology version=\"2.0\">\n<object type=\"Machine\" " SETS ">\n"
+		  "<object type=\"nu\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\"/>\n"
+		  "</object>\n</topology>\n", 3, "an <object> of type nu has no nodeset" },
+		/* a NUMANode under a Machine without a nodeset, and a root without
+		 * a type (hwloc takes it for its Machine): hwloc 2.9 dereferenced
+		 * the Machine's NULL nodeset in hwloc_insert_object_by_parent
+		 * (fuzz_hwloc_xml, regress-machine-without-nodeset) */
+		{ "<topology>\n<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\">\n"
+		  "<object type=\"NUMANode\" os_index=\"0\" " SETS "/>\n</object>\n</topology>\n", 2,
+		  "an <object> of type Machine has no nodeset" },
+		{ "<topology>\n<object cpuset=\"0x1\" complete_cpuset=\"0x1\">\n"
+		  "<object type=\"NUMANode\" os_index=\"0\" " SETS "/>\n</object>\n</topology>\n", 2,
+		  "an <object> has no type" },
 	};
 	/* hwloc reads these (the first two to the end), the others pass the outline */
 	static const char *const loaded[] = { DOC("2.0", SETS, "0x00000001"), DOC("1.0", SETS, "0x1") };
@@ -773,7 +793,8 @@ static void test_v3_rewrite(void **state)
 {
 	static const char v3[] =
 		"<?xml version=\"1.0\"?>\n<topology version=\"3.0\">\n"
-		"<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\" id=\"obj1\">\n"
+		"<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\" nodeset=\"0x1\" "
+		"complete_nodeset=\"0x1\" id=\"obj1\">\n"
 		"<object type=\"OSDev\" name=\"mlx5_0\" osdev_type=\"48\"/>\n"
 		"<object type=\"OSDev\" name=\"cuda0\" osdev_type=\"12\"/>\n"
 		"<object type=\"OSDev\" name=\"card0\" osdev_type=\"4\"/>\n"

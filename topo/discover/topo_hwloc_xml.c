@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <hwloc.h>
+
 #include "topo_num.h"
 
 /* A growable output buffer; `oom` sticks once an allocation failed. */
@@ -361,18 +363,28 @@ static int tag_well_formed(const xml_tag *t)
 
 #define MAX_NESTING 256
 
-/* 1 when an object of this type needs a cpuset (and so a complete_cpuset):
- * every type but the I/O and Misc ones, as hwloc writes them. A 1.x NUMANode
- * or its parent without one crashed hwloc 2.9 (a NULL complete_cpuset
- * compared in the 1.x import, found by fuzz_hwloc_xml). */
-static int type_needs_cpuset(const char *type, size_t len)
+/* 1 when an object of this type needs its sets (a cpuset and a nodeset,
+ * with their complete_ twins): every type but the I/O and Misc ones, as
+ * hwloc writes them. The type is read as hwloc reads it
+ * (hwloc_type_sscanf: any case, and a prefix will do, so "NU" is a
+ * NUMANode); one it cannot read needs them too. hwloc 2.9 crashed on
+ * objects without them: a 1.x NUMANode or its parent without a
+ * complete_cpuset (compared in the 1.x import), and a NUMANode under a
+ * Machine without a nodeset (hwloc_insert_object_by_parent sets a bit in
+ * it), both found by fuzz_hwloc_xml. */
+static int type_needs_sets(const char *type, size_t len)
 {
-	static const char *const no_sets[] = { "Bridge", "PCIDev", "OSDev", "Misc" };
+	char name[32];
+	hwloc_obj_type_t t;
 
-	for (size_t i = 0; i < sizeof(no_sets) / sizeof(no_sets[0]); i++)
-		if (len == strlen(no_sets[i]) && memcmp(type, no_sets[i], len) == 0)
-			return 0;
-	return 1;
+	if (len >= sizeof(name))
+		return 1;
+	memcpy(name, type, len);
+	name[len] = '\0';
+	if (hwloc_type_sscanf(name, &t, NULL, 0) < 0)
+		return 1;
+	return t != HWLOC_OBJ_BRIDGE && t != HWLOC_OBJ_PCI_DEVICE && t != HWLOC_OBJ_OS_DEVICE &&
+	       t != HWLOC_OBJ_MISC;
 }
 
 /* hwloc's bitmap text (hwloc_bitmap_snprintf): "0xf...f" or a group, then
@@ -432,17 +444,23 @@ static int check_sets(const xml_tag *t, const char *data, const char *source, to
 			return -1;
 		}
 	}
-	if (!tag_is(t, "object") || !tag_attr(t, "type", &type, &tlen))
-		return 0; /* hwloc refuses an object without a type */
-	if (type_needs_cpuset(type, tlen) && !tag_attr(t, "cpuset", &val, &vlen)) {
-		topo_error_set(err, source, line_of(data, t->start), "an <object> of type %.*s has no cpuset",
-			       (int)(tlen < 24 ? tlen : 24), type);
+	if (!tag_is(t, "object"))
+		return 0;
+	/* hwloc refuses a child without a type but takes the root for the
+	 * Machine it already has, with whatever sets it gives */
+	if (!tag_attr(t, "type", &type, &tlen)) {
+		topo_error_set(err, source, line_of(data, t->start), "an <object> has no type");
 		return -1;
 	}
-	if (tlen == 8 && memcmp(type, "NUMANode", 8) == 0 && !tag_attr(t, "nodeset", &val, &vlen)) {
-		topo_error_set(err, source, line_of(data, t->start),
-			       "an <object> of type NUMANode has no nodeset");
-		return -1;
+	if (type_needs_sets(type, tlen)) {
+		for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+			if (tag_attr(t, sets[i][0], &val, &vlen))
+				continue;
+			topo_error_set(err, source, line_of(data, t->start),
+				       "an <object> of type %.*s has no %s",
+				       (int)(tlen < 24 ? tlen : 24), type, sets[i][0]);
+			return -1;
+		}
 	}
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
 		if (tag_attr(t, sets[i][0], &val, &vlen) && !tag_attr(t, sets[i][1], &val, &vlen)) {
