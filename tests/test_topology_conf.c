@@ -348,6 +348,30 @@ static void test_write_tree_roundtrip(void **state)
 				       "SwitchName=sp Switches=l1\n"
 				       "SwitchName=c Switches=l2,sp\n");
 	free(out);
+	/* a switch with no host below it (l2) is not written, so c's height
+	 * in the file is 1, as spine1's: the order is by that height, not by
+	 * the level read, and writing the file read back gives the same text
+	 * (fuzz_topology_conf, regress-writer-order-unwritten-switch) */
+	{
+		const char *in = "SwitchName=l1 Nodes=a1\nSwitchName=leaf1 Nodes=n[1-2]\n"
+				 "SwitchName=spine1 Switches=leaf1\nSwitchName=l2\n"
+				 "SwitchName=sp Switches=l2\nSwitchName=c Switches=sp,l1\n";
+		topo_graph *g = parse_ok(in);
+		char *again;
+
+		out = write_conf(g, TOPO_CONF_TREE, "test");
+		topo_graph_free(g);
+		g = parse_ok(out);
+		again = write_conf(g, TOPO_CONF_TREE, "test");
+		assert_string_equal(again, out);
+		assert_string_equal(body(out), "SwitchName=l1 Nodes=a1\n"
+					       "SwitchName=leaf1 Nodes=n[1-2]\n"
+					       "SwitchName=c Switches=l1\n"
+					       "SwitchName=spine1 Switches=leaf1\n");
+		topo_graph_free(g);
+		free(again);
+		free(out);
+	}
 }
 
 static void test_write_block_roundtrip(void **state)

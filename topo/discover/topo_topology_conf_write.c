@@ -567,6 +567,27 @@ static int write_tree(wctx *w, FILE *out, const char *source)
 			emitted[n] |= emitted[ch.b[j]];
 		nupper += emitted[n];
 	}
+	/*
+	 * Written in the order of their height over what is written (1 + the
+	 * highest written switch below), then by name. The graph's levels may
+	 * count switches that are not written (no host is below them), and the
+	 * file read back would then give other levels and another order
+	 * (fuzz_topology_conf: writing what was read back did not give the
+	 * same text). Children come before parents in `upper` here.
+	 */
+	for (size_t i = 0; i < entries.n; i++)
+		w->key[entries.v[i]] = 0;
+	for (size_t i = 0; i < upper.n; i++) {
+		int n = upper.v[i];
+		long h = 0;
+
+		for (int j = ch.start[n]; j < ch.start[n + 1]; j++)
+			if (emitted[ch.b[j]] && w->key[ch.b[j]] + 1 > h)
+				h = w->key[ch.b[j]] + 1;
+		w->key[n] = h;
+	}
+	if (sort_ids(w, upper.v, upper.n, 1) < 0)
+		goto out;
 	for (size_t i = 0; i < entries.n; i++)
 		nhosts += (size_t)(hp.start[entries.v[i] + 1] - hp.start[entries.v[i]]);
 	snprintf(summary, sizeof(summary),
