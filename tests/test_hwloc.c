@@ -736,6 +736,18 @@ static void test_error_sets(void **state)
 		{ "<topology>\n<object cpuset=\"0x1\" complete_cpuset=\"0x1\">\n"
 		  "<object type=\"NUMANode\" os_index=\"0\" " SETS "/>\n</object>\n</topology>\n", 2,
 		  "an <object> has no type" },
+		/* a PU's or NUMANode's index is a bit hwloc sets: without one (2^32 - 1
+		 * to hwloc) or with a huge one, a 512 MB bitmap and seconds of work
+		 * (fuzz_hwloc_xml) */
+		{ "<topology version=\"2.0\">\n<object type=\"Machine\" " SETS ">\n"
+		  "<object type=\"NUMANode\" " SETS "/>\n</object>\n</topology>\n", 3,
+		  "an <object> of type NUMANode has no os_index" },
+		{ "<topology version=\"2.0\">\n<object type=\"Machine\" " SETS ">\n"
+		  "<object type=\"PU\" os_index=\"4294967295\" " SETS "/>\n</object>\n</topology>\n", 3,
+		  "os_index=\"4294967295\" is not a number from 0 to 1048575" },
+		{ "<topology version=\"2.0\">\n<object type=\"Machine\" " SETS ">\n"
+		  "<object type=\"Core\" os_index=\"-1\" " SETS "/>\n</object>\n</topology>\n", 3,
+		  "os_index=\"-1\" is not a number" },
 	};
 	/* hwloc reads these (the first two to the end), the others pass the outline */
 	static const char *const loaded[] = { DOC("2.0", SETS, "0x00000001"), DOC("1.0", SETS, "0x1") };

@@ -362,29 +362,33 @@ static int tag_well_formed(const xml_tag *t)
 }
 
 #define MAX_NESTING 256
+/* the largest os_index taken (a PU's or NUMANode's is a bit in a bitmap) */
+#define TOPO_HWLOC_MAX_OS_INDEX 1048575
+
+/* The type of an <object> as hwloc reads it (hwloc_type_sscanf: any case,
+ * and a prefix will do, so "NU" is a NUMANode); -1 when it cannot. */
+static int object_type(const char *type, size_t len, hwloc_obj_type_t *t)
+{
+	char name[32];
+
+	if (len >= sizeof(name))
+		return -1;
+	memcpy(name, type, len);
+	name[len] = '\0';
+	return hwloc_type_sscanf(name, t, NULL, 0) < 0 ? -1 : 0;
+}
 
 /* 1 when an object of this type needs its sets (a cpuset and a nodeset,
  * with their complete_ twins): every type but the I/O and Misc ones, as
- * hwloc writes them. The type is read as hwloc reads it
- * (hwloc_type_sscanf: any case, and a prefix will do, so "NU" is a
- * NUMANode); one it cannot read needs them too. hwloc 2.9 crashed on
+ * hwloc writes them; so does one hwloc cannot read. hwloc 2.9 crashed on
  * objects without them: a 1.x NUMANode or its parent without a
  * complete_cpuset (compared in the 1.x import), and a NUMANode under a
  * Machine without a nodeset (hwloc_insert_object_by_parent sets a bit in
  * it), both found by fuzz_hwloc_xml. */
-static int type_needs_sets(const char *type, size_t len)
+static int type_needs_sets(int known, hwloc_obj_type_t t)
 {
-	char name[32];
-	hwloc_obj_type_t t;
-
-	if (len >= sizeof(name))
-		return 1;
-	memcpy(name, type, len);
-	name[len] = '\0';
-	if (hwloc_type_sscanf(name, &t, NULL, 0) < 0)
-		return 1;
-	return t != HWLOC_OBJ_BRIDGE && t != HWLOC_OBJ_PCI_DEVICE && t != HWLOC_OBJ_OS_DEVICE &&
-	       t != HWLOC_OBJ_MISC;
+	return !known || (t != HWLOC_OBJ_BRIDGE && t != HWLOC_OBJ_PCI_DEVICE &&
+			  t != HWLOC_OBJ_OS_DEVICE && t != HWLOC_OBJ_MISC);
 }
 
 /* hwloc's bitmap text (hwloc_bitmap_snprintf): "0xf...f" or a group, then
@@ -434,6 +438,8 @@ static int check_sets(const xml_tag *t, const char *data, const char *source, to
 					       { "nodeset", "complete_nodeset" } };
 	const char *val, *type;
 	size_t vlen, tlen;
+	hwloc_obj_type_t ht = HWLOC_OBJ_MACHINE;
+	int known;
 
 	for (size_t i = 0; i < sizeof(bitmaps) / sizeof(bitmaps[0]); i++) {
 		if (tag_attr(t, bitmaps[i], &val, &vlen) && !bitmap_well_formed(val, vlen)) {
@@ -452,7 +458,8 @@ static int check_sets(const xml_tag *t, const char *data, const char *source, to
 		topo_error_set(err, source, line_of(data, t->start), "an <object> has no type");
 		return -1;
 	}
-	if (type_needs_sets(type, tlen)) {
+	known = object_type(type, tlen, &ht) == 0;
+	if (type_needs_sets(known, ht)) {
 		for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
 			if (tag_attr(t, sets[i][0], &val, &vlen))
 				continue;
@@ -461,6 +468,25 @@ static int check_sets(const xml_tag *t, const char *data, const char *source, to
 				       (int)(tlen < 24 ? tlen : 24), type, sets[i][0]);
 			return -1;
 		}
+	}
+	/* hwloc puts a PU's and a NUMANode's index in a bitmap: one it does not
+	 * know is 2^32 - 1, a 512 MB bitmap (3-5 s under ASan,
+	 * fuzz_hwloc_xml); an index of a million is a 128 KB one */
+	if (tag_attr(t, "os_index", &val, &vlen)) {
+		long idx;
+
+		if (vlen == 0 || strspn(val, "0123456789") < vlen ||
+		    topo_parse_long_n(val, vlen, 0, TOPO_HWLOC_MAX_OS_INDEX, &idx) < 0) {
+			topo_error_set(err, source, line_of(data, t->start),
+				       "os_index=\"%.*s\" is not a number from 0 to %d",
+				       (int)(vlen < 24 ? vlen : 24), val, TOPO_HWLOC_MAX_OS_INDEX);
+			return -1;
+		}
+	} else if (known && (ht == HWLOC_OBJ_PU || ht == HWLOC_OBJ_NUMANODE)) {
+		topo_error_set(err, source, line_of(data, t->start),
+			       "an <object> of type %.*s has no os_index",
+			       (int)(tlen < 24 ? tlen : 24), type);
+		return -1;
 	}
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
 		if (tag_attr(t, sets[i][0], &val, &vlen) && !tag_attr(t, sets[i][1], &val, &vlen)) {
