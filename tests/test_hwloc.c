@@ -747,7 +747,16 @@ static void test_error_sets(void **state)
 		  "os_index=\"4294967295\" is not a number from 0 to 1048575" },
 		{ "<topology version=\"2.0\">\n<object type=\"Machine\" " SETS ">\n"
 		  "<object type=\"Core\" os_index=\"-1\" " SETS "/>\n</object>\n</topology>\n", 3,
-		  "os_index=\"-1\" is not a number" },
+		  "os_index=\"-1\" is not a number" },		/* the root keeps no PU: hwloc 2.9 found the topology empty and then
+		 * dereferenced its NULL root (fuzz_hwloc_xml) */
+		{ "<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0xa\" "
+		  "complete_cpuset=\"0xff\" allowed_cpuset=\"0x1\" nodeset=\"0x1\" "
+		  "complete_nodeset=\"0x1\"/>\n</topology>\n", 2,
+		  "the root <object> has no PU in its cpuset, complete_cpuset and allowed_cpuset" },
+		/* an attribute twice: hwloc reads the last copy, the checks the
+		 * first (a broken second allowed_cpuset crashed hwloc) */
+		{ "<topology version=\"2.0\">\n<object type=\"Machine\" " SETS " allowed_cpuset=\"0x1\" "
+		  "allowed_cpuset=\"0x2\">\n</object>\n</topology>\n", 2, "a malformed tag <object...>" },
 	};
 	/* hwloc reads these (the first two to the end), the others pass the outline */
 	static const char *const loaded[] = { DOC("2.0", SETS, "0x00000001"), DOC("1.0", SETS, "0x1") };

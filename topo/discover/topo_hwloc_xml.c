@@ -317,10 +317,15 @@ static int hwloc_space(char c)
  * complete sets: fuzz_hwloc_xml found single quotes, "name = ", a digit or
  * '-' in a name, '\r' between attributes and "&apos;" or "&bogus;" in a
  * value doing that. Whatever passes is read the same way by us and by hwloc.
+ * An attribute may appear once, and a tag has at most MAX_ATTRS of them.
  * Returns 1 when well formed. */
+#define MAX_ATTRS 64
 static int tag_well_formed(const xml_tag *t)
 {
 	const char *p = t->name + t->namelen, *end = t->end - 1 - t->selfclosing;
+	const char *seen[MAX_ATTRS];
+	size_t seen_len[MAX_ATTRS];
+	int nseen = 0;
 
 	if (t->namelen == 0)
 		return 0;
@@ -343,6 +348,16 @@ static int tag_well_formed(const xml_tag *t)
 			p++;
 		if (p == name || end - p < 2 || p[0] != '=' || p[1] != '"')
 			return 0;
+		/* XML allows an attribute once: hwloc takes the last copy, the
+		 * checks here the first (fuzz_hwloc_xml: a second, broken
+		 * allowed_cpuset crashed hwloc) */
+		for (int i = 0; i < nseen; i++)
+			if (seen_len[i] == (size_t)(p - name) && memcmp(seen[i], name, seen_len[i]) == 0)
+				return 0;
+		if (nseen == MAX_ATTRS)
+			return 0;
+		seen[nseen] = name;
+		seen_len[nseen++] = (size_t)(p - name);
 		for (p += 2; p < end && *p != '"'; p++) {
 			size_t n;
 
@@ -498,6 +513,66 @@ static int check_sets(const xml_tag *t, const char *data, const char *source, to
 	return 0;
 }
 
+/* hwloc_bitmap_sscanf of the n bytes at v (checked by bitmap_well_formed);
+ * NULL when out of memory. */
+static hwloc_bitmap_t bitmap_of(const char *v, size_t n)
+{
+	char *text = malloc(n + 1);
+	hwloc_bitmap_t b = text ? hwloc_bitmap_alloc() : NULL;
+
+	if (b) {
+		memcpy(text, v, n);
+		text[n] = '\0';
+		if (hwloc_bitmap_sscanf(b, text) < 0) {
+			hwloc_bitmap_free(b);
+			b = NULL;
+		}
+	}
+	free(text);
+	return b;
+}
+
+/* The root object keeps a PU: its cpuset, complete_cpuset and
+ * allowed_cpuset (those it gives) share one. Otherwise hwloc 2.9 removes the
+ * root as empty ("Topology became empty, aborting!") and then dereferences
+ * it, NULL, as it clears the topology (found by fuzz_hwloc_xml, e.g. a root
+ * without children whose allowed_cpuset shares nothing with its cpuset).
+ * Every real file has an allowed PU. Returns 0 or -1 with err filled. */
+static int check_root(const xml_tag *t, const char *data, const char *source, topo_error *err)
+{
+	static const char *const sets[] = { "cpuset", "complete_cpuset", "allowed_cpuset" };
+	hwloc_bitmap_t keep = NULL;
+	int ok = 1;
+
+	for (size_t i = 0; ok && i < sizeof(sets) / sizeof(sets[0]); i++) {
+		const char *v;
+		size_t n;
+		hwloc_bitmap_t b;
+
+		if (!tag_attr(t, sets[i], &v, &n))
+			continue;
+		b = bitmap_of(v, n);
+		if (!b) {
+			ok = 0;
+			break;
+		}
+		if (keep) {
+			hwloc_bitmap_and(keep, keep, b);
+			hwloc_bitmap_free(b);
+		} else {
+			keep = b;
+		}
+	}
+	ok = ok && keep && !hwloc_bitmap_iszero(keep);
+	hwloc_bitmap_free(keep);
+	if (ok)
+		return 0;
+	topo_error_set(err, source, line_of(data, t->start),
+		       "the root <object> has no PU in its cpuset, complete_cpuset and allowed_cpuset "
+		       "alike: hwloc would find the topology empty");
+	return -1;
+}
+
 /* Every element tag well formed, with sets hwloc can read, and every
  * closing tag closing the element that is open; returns 0 or -1 with err
  * filled. */
@@ -506,7 +581,7 @@ static int check_elements(const char *data, const char *p, const char *end, cons
 {
 	const char *name[MAX_NESTING];
 	size_t len[MAX_NESTING];
-	int depth = 0;
+	int depth = 0, root_seen = 0;
 	xml_tag t;
 
 	while (next_tag(p, end, &t) == 1) {
@@ -521,6 +596,11 @@ static int check_elements(const char *data, const char *p, const char *end, cons
 		}
 		if (!t.closing && check_sets(&t, data, source, err) < 0)
 			return -1;
+		if (!t.closing && !root_seen && depth == 1 && tag_is(&t, "object")) {
+			root_seen = 1;
+			if (check_root(&t, data, source, err) < 0)
+				return -1;
+		}
 		if (t.closing) {
 			if (depth == 0 || len[depth - 1] != t.namelen ||
 			    memcmp(name[depth - 1], t.name, t.namelen) != 0) {
