@@ -638,9 +638,10 @@ static void test_error_wrong_xml(void **state)
 		"nodeset=\"0x1\" complete_nodeset=\"0x1\">\n"
 		"<info name=\"a\" value=\"b\">\n</object>\n</info>\n</topology>\n";
 	static const char bogus[] =
-		"<topology version=\"2.0\">\n"
+		"<topology version=\"2.0\">\n<object type=\"Machine\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
+		"nodeset=\"0x1\" complete_nodeset=\"0x1\">\n"
 		"<object type=\"Bogus\" os_index=\"0\" cpuset=\"0x1\" complete_cpuset=\"0x1\" "
-		"nodeset=\"0x1\" complete_nodeset=\"0x1\"/>\n</topology>\n";
+		"nodeset=\"0x1\" complete_nodeset=\"0x1\"/>\n</object>\n</topology>\n";
 
 	expect_error(svg, strlen(svg), 3, "the root element is <svg>, not <topology>");
 	expect_error(v4, strlen(v4), 2, "format version \"4.0\" is not one this loader reads");
@@ -753,6 +754,8 @@ static void test_error_sets(void **state)
 		  "complete_cpuset=\"0xff\" allowed_cpuset=\"0x1\" nodeset=\"0x1\" "
 		  "complete_nodeset=\"0x1\"/>\n</topology>\n", 2,
 		  "the root <object> has no PU in its cpuset, complete_cpuset and allowed_cpuset" },
+		{ "<topology version=\"3.0\">\n<object type=\"NUMANode\" os_index=\"0\" " SETS "/>\n"
+		  "</topology>\n", 2, "the root <object> is of type NUMANode, not Machine" },
 		/* an attribute twice: hwloc reads the last copy, the checks the
 		 * first (a broken second allowed_cpuset crashed hwloc) */
 		{ "<topology version=\"2.0\">\n<object type=\"Machine\" " SETS " allowed_cpuset=\"0x1\" "

@@ -542,7 +542,22 @@ static int check_root(const xml_tag *t, const char *data, const char *source, to
 {
 	static const char *const sets[] = { "cpuset", "complete_cpuset", "allowed_cpuset" };
 	hwloc_bitmap_t keep = NULL;
+	hwloc_obj_type_t ht;
+	const char *type;
+	size_t tlen;
 	int ok = 1;
+
+	/* hwloc writes a Machine (a 1.x file may say System); a NUMANode as
+	 * the root left hwloc 2.9 with an empty topology and the crash below
+	 * (fuzz_hwloc_xml) */
+	if (tag_attr(t, "type", &type, &tlen) &&
+	    !(tlen == 6 && memcmp(type, "System", 6) == 0) &&
+	    (object_type(type, tlen, &ht) < 0 || ht != HWLOC_OBJ_MACHINE)) {
+		topo_error_set(err, source, line_of(data, t->start),
+			       "the root <object> is of type %.*s, not Machine",
+			       (int)(tlen < 24 ? tlen : 24), type);
+		return -1;
+	}
 
 	for (size_t i = 0; ok && i < sizeof(sets) / sizeof(sets[0]); i++) {
 		const char *v;
