@@ -110,7 +110,7 @@ corpus_size() {
 update_corpus() {
 	local name=$1 work=$2 bin=$3 merged
 	merged=$(mktemp -d)
-	ASAN_OPTIONS=$(asan_options "$name") LSAN_OPTIONS="$lsan" "$bin" -merge=1 -rss_limit_mb=2048 \
+	LSAN_OPTIONS="$lsan" "$bin" -merge=1 -rss_limit_mb=2048 \
 		-timeout="${TOPOGNN_FUZZ_TIMEOUT:-30}" -artifact_prefix="$out/fuzz_$name-merge-" \
 		"$merged" "fuzz/corpus/$name" "$work" >"$out/fuzz_$name.merge.log" 2>&1
 	mkdir -p "fuzz/corpus/$name"
@@ -120,15 +120,6 @@ update_corpus() {
 	mv "$merged" "fuzz/corpus/$name"
 	chmod 755 "fuzz/corpus/$name"
 	echo "fuzz: fuzz/corpus/$name minimised: $(corpus_size "fuzz/corpus/$name")"
-}
-
-# ASan options of target $1. Allocation stacks come from the fast
-# (frame-pointer) unwinder, except for hwloc_xml: its LeakSanitizer
-# suppression (hwloc_xml.supp) names hwloc_topology_load, which only the slow
-# unwinder sees through libhwloc's frames. The slow unwinder on every malloc
-# cost the other targets most of their time (netq: 48 exec/s against 829).
-asan_options() {
-	[[ $1 == hwloc_xml ]] && echo fast_unwind_on_malloc=0 || echo fast_unwind_on_malloc=1
 }
 
 # libFuzzer's -max_len for target $1 (empty: libFuzzer's own, the larger of
@@ -142,9 +133,8 @@ max_len() {
 }
 
 # Short-mode inputs of target $1 when TOPOGNN_FUZZ_RUNS is not set: fewer
-# for hwloc_xml, the slowest (hwloc's import and the slow unwinder; 227 to
-# 6,000 executions/s), so that it ends within the guard on a loaded machine
-# and CI runs a prefix of what passed here (137,375 inputs from seed 1 on
+# for hwloc_xml, the slowest (hwloc's import; 227 to 6,000 executions/s),
+# so that it ends within the guard on a loaded machine and CI runs a prefix of what passed here (137,375 inputs from seed 1 on
 # 3 December 2026).
 short_runs() {
 	case $1 in
@@ -186,7 +176,7 @@ run_target() {
 	# re-reading it keeps the run the same everywhere
 	[[ $long == 0 ]] && reload=(-reload=0)
 	echo "fuzz: running $name for at most ${seconds}s and $runs executions"
-	ASAN_OPTIONS=$(asan_options "$corpus_name") LSAN_OPTIONS="$lsan" "$out/$name" "${dict[@]}" \
+	LSAN_OPTIONS="$lsan" "$out/$name" "${dict[@]}" \
 		"${maxlen[@]}" "${reload[@]}" -seed="${TOPOGNN_FUZZ_SEED:-$seed}" -runs="$runs" -max_total_time="$seconds" \
 		-timeout="${TOPOGNN_FUZZ_TIMEOUT:-30}" -rss_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$out/$name-" "$work" >"$out/$name.log" 2>&1 || rc=$?
