@@ -101,8 +101,9 @@ static int add_background(place_state *s, int nhosts, double fill)
 	return jobs;
 }
 
-/* Single-host jobs on about `share` of the idle hosts, scattered: the
- * cluster is then busy and fragmented, so that a heavy job's best set now
+/* Single-host jobs on about `share` of the hosts, scattered (an idle host
+ * becomes busy, a busy one gets a second job): the cluster is then busy and
+ * fragmented, so that a heavy job's best set now
  * spans more groups than it needs and a locality hold is weighed (the
  * sweep over the running jobs' ends). Returns the jobs added. */
 static int fragment(place_state *s, int nhosts, double share)
@@ -355,7 +356,7 @@ int main(int argc, char **argv)
 		if (mode == 2) {
 			int more = fragment(s, place_cluster_nhosts(c), 0.75);
 
-			printf("  then %d single-host jobs on three quarters of the idle hosts, "
+			printf("  then %d single-host jobs on three quarters of the hosts, "
 			       "20 jobs waiting:\n", more);
 			place_state_set_queue(s, 20, place_cluster_nhosts(c) / 4);
 		}
