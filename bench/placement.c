@@ -105,7 +105,7 @@ typedef struct opts {
 /* One scenario's runs: m[seed][policy]. */
 typedef struct runs {
 	int npol, nseeds, hosts, njobs;
-	char names[MAX_POL][16];
+	char names[MAX_POL][32]; /* fits every policy name, "lookahead-model+pred" the longest */
 	sim_metrics m[MAX_SEEDS][MAX_POL];
 	double elapsed_s;
 } runs;
@@ -206,7 +206,8 @@ static int run_scenario(const scenario *sc, const opts *o, const sim_comm_profil
 	list = strdup(o->policies);
 	for (char *p = strtok_r(list, ",", &save); p && r->npol < MAX_POL;
 	     p = strtok_r(NULL, ",", &save))
-		if (sim_config_set_policy(&(sim_config){0}, p) == 0)
+		if (strlen(p) < sizeof(r->names[0]) &&
+		    sim_config_set_policy(&(sim_config){0}, p) == 0)
 			snprintf(r->names[r->npol++], sizeof(r->names[0]), "%s", p);
 	free(list);
 	for (int s = 0; s < o->seeds; s++) {

@@ -496,14 +496,15 @@ static void test_locality_wait(void **state)
  * starts J3 at once over both groups. `lookahead-model` forks both: now,
  * or held to the next event; at 20 su1 frees and J3 starts there, 10 s
  * later and with no byte across groups. With no budget (frac 0) the
- * teacher has no defer to weigh. */
+ * teacher has no defer to weigh, and told predictions (+pred) it has no
+ * reason to. */
 static void test_lookahead_defer(void **state)
 {
 	struct world w;
 	topo_trace t;
 	topo_error err;
 	sim_comm_profile prof[2];
-	sim_metrics la, model, la_off;
+	sim_metrics la, model, la_off, la_pred;
 	sim_config cfg;
 
 	(void)state;
@@ -534,6 +535,24 @@ static void test_lookahead_defer(void **state)
 	assert_float_equal(la.mean_wait_s, 10.0 / 3, 1e-9);
 	assert_int_equal(la_off.deferred_jobs, 0);
 	assert_true(la_off.cross_group_bytes_heavy == model.cross_group_bytes_heavy);
+	/* Told only predictions, the teacher cannot see J1 end early: nothing
+	 * has ended when J3 arrives, so J1's prediction is its limit, and its
+	 * forks run J1 to 100 as the engine expects. Holding J3 only costs
+	 * wait, and it starts at once over both groups, as under `model`. */
+	sim_config_init(&cfg);
+	assert_int_equal(sim_config_set_policy(&cfg, "lookahead-model+pred"), 0);
+	assert_string_equal(sim_config_policy_name(&cfg), "lookahead-model+pred");
+	cfg.place.seed = 1;
+	cfg.profiles = prof;
+	cfg.nprofiles = 2;
+	cfg.place.locality_wait_frac = 1;
+	if (sim_run(w.c, &t, &cfg, &la_pred, &err))
+		fail_msg("sim: %s", err.text);
+	assert_int_equal(la_pred.started, 3);
+	assert_int_equal(la_pred.deferred_jobs, 0);
+	assert_int_equal(la_pred.lookahead_changed, 0);
+	assert_true(la_pred.cross_group_bytes_heavy == model.cross_group_bytes_heavy);
+	assert_float_equal(la_pred.mean_wait_s, 0, 1e-9);
 	trace_free(&t);
 	world_free(&w);
 }

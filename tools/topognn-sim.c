@@ -238,7 +238,12 @@ int main(int argc, char **argv)
 
 		sim_config_init(&cfg);
 		if (sim_config_set_policy(&cfg, p) || n == SIM_MAX_POLICIES) {
-			fprintf(stderr, "topognn-sim: unknown policy \"%s\" (linear, tree, model, gnn, random, lookahead, lookahead-model)\n", p);
+			fprintf(stderr,
+				"topognn-sim: unknown policy \"%s\" (linear, tree, model, gnn, "
+				"random, tree-switches, lookahead, lookahead-model, "
+				"lookahead+pred, lookahead-model+pred, model+pred, gnn+pred, "
+				"model+oracle, gnn+oracle)\n",
+				p);
 			free(list);
 			rc = 2;
 			goto out;

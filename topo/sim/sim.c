@@ -40,17 +40,25 @@ void sim_config_init(sim_config *cfg)
 	place_config_init(&cfg->place); /* seed 1 */
 }
 
-/* The engine policies told run-time predictions instead of limits. */
+/* The simulator's variants of the engine policies: told run-time
+ * predictions (or true run times) instead of limits, and the lookahead
+ * teachers, whose forks replay true run times or, told predictions, only
+ * those (sim_fork). */
 static const struct {
 	const char *name;
 	place_policy policy;
-	int rt;
-} predicted[] = {
-	{"model+pred", PLACE_POLICY_MODEL, SIM_RT_LEARNED},
-	{"gnn+pred", PLACE_POLICY_GNN, SIM_RT_LEARNED},
-	{"model+oracle", PLACE_POLICY_MODEL, SIM_RT_ORACLE},
-	{"gnn+oracle", PLACE_POLICY_GNN, SIM_RT_ORACLE},
+	int rt, lookahead;
+} variants[] = {
+	{"model+pred", PLACE_POLICY_MODEL, SIM_RT_LEARNED, 0},
+	{"gnn+pred", PLACE_POLICY_GNN, SIM_RT_LEARNED, 0},
+	{"model+oracle", PLACE_POLICY_MODEL, SIM_RT_ORACLE, 0},
+	{"gnn+oracle", PLACE_POLICY_GNN, SIM_RT_ORACLE, 0},
+	{"lookahead", PLACE_POLICY_TREE, SIM_RT_LIMIT, 1},
+	{"lookahead-model", PLACE_POLICY_MODEL, SIM_RT_LIMIT, 1},
+	{"lookahead+pred", PLACE_POLICY_TREE, SIM_RT_LEARNED, 1},
+	{"lookahead-model+pred", PLACE_POLICY_MODEL, SIM_RT_LEARNED, 1},
 };
+#define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
 
 int sim_config_set_policy(sim_config *cfg, const char *name)
 {
@@ -59,21 +67,16 @@ int sim_config_set_policy(sim_config *cfg, const char *name)
 	cfg->lookahead = 0;
 	cfg->tree_switches = 0;
 	cfg->runtime_prediction = SIM_RT_LIMIT;
-	for (size_t i = 0; name && i < sizeof(predicted) / sizeof(predicted[0]); i++)
-		if (!strcmp(name, predicted[i].name)) {
-			cfg->policy = predicted[i].policy;
-			cfg->runtime_prediction = predicted[i].rt;
+	for (size_t i = 0; name && i < NVARIANTS; i++)
+		if (!strcmp(name, variants[i].name)) {
+			cfg->policy = variants[i].policy;
+			cfg->runtime_prediction = variants[i].rt;
+			cfg->lookahead = variants[i].lookahead;
 			return 0;
 		}
 	if (name && !strcmp(name, "tree-switches")) {
 		cfg->tree_switches = 1;
 		p = PLACE_POLICY_TREE;
-	} else if (name && !strcmp(name, "lookahead")) {
-		cfg->lookahead = 1;
-		p = PLACE_POLICY_TREE;
-	} else if (name && !strcmp(name, "lookahead-model")) {
-		cfg->lookahead = 1;
-		p = PLACE_POLICY_MODEL;
 	}
 	if (p < 0)
 		return -1;
@@ -83,13 +86,12 @@ int sim_config_set_policy(sim_config *cfg, const char *name)
 
 const char *sim_config_policy_name(const sim_config *cfg)
 {
-	if (cfg->lookahead)
-		return cfg->policy == PLACE_POLICY_MODEL ? "lookahead-model" : "lookahead";
 	if (cfg->tree_switches)
 		return "tree-switches";
-	for (size_t i = 0; i < sizeof(predicted) / sizeof(predicted[0]); i++)
-		if (cfg->runtime_prediction == predicted[i].rt && cfg->policy == predicted[i].policy)
-			return predicted[i].name;
+	for (size_t i = 0; i < NVARIANTS; i++)
+		if (cfg->runtime_prediction == variants[i].rt && cfg->policy == variants[i].policy &&
+		    !cfg->lookahead == !variants[i].lookahead)
+			return variants[i].name;
 	return place_policy_name(cfg->policy);
 }
 
@@ -779,6 +781,8 @@ int sim_loop(sim *s, double until, topo_error *err)
 					j->pred = j->base;
 				else if (s->rt)
 					j->pred = place_runtime_predict(s->rt, &j->rtj);
+				if (s->is_fork && s->cfg->runtime_prediction == SIM_RT_LEARNED)
+					j->base = j->pred > 0 ? j->pred : j->req; /* sim_fork */
 				j->status = J_QUEUED;
 				s->queue[s->nq++] = s->next_arrival;
 				changed = 1;
@@ -997,6 +1001,8 @@ static int collect(sim *s, sim_metrics *m)
 	m->refresh_p99_us = quantile(s->ref, s->nref, 0.99);
 	m->refreshes = s->nref;
 	m->lookahead_changed = s->lookahead_changed;
+	m->lookahead_started = s->lookahead_started;
+	m->lookahead_held = s->lookahead_held;
 	free(wait);
 	free(slow);
 	sim_bound_free(bound);

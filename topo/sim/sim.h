@@ -91,14 +91,15 @@ void sim_config_init(sim_config *cfg);
 /* Set cfg's policy from a name: an engine policy (place_policy_parse),
  * "tree-switches" (tree with --switches), or "lookahead" (base tree) /
  * "lookahead-model" (base model); "model+pred" / "gnn+pred" ("+oracle")
- * tell the engine learned (true) run times instead of limits. 0, or -1 for
- * an unknown name. */
+ * tell the engine learned (true) run times instead of limits, and
+ * "lookahead+pred" / "lookahead-model+pred" a teacher that knows only the
+ * predictions, in its engine and its forks. 0, or -1 for an unknown name. */
 int sim_config_set_policy(sim_config *cfg, const char *name);
 /* The name sim_config_set_policy took. */
 const char *sim_config_policy_name(const sim_config *cfg);
 
 typedef struct sim_metrics {
-	char policy[16];
+	char policy[32]; /* sim_config_policy_name(), "lookahead-model+pred" the longest */
 	int jobs, started, dropped, heavy_jobs;
 	double total_bytes_heavy;       /* fabric bytes of heavy jobs over their lives */
 	double cross_leaf_bytes_heavy;  /* of which between hosts on different leaves */
@@ -130,6 +131,8 @@ typedef struct sim_metrics {
 	double bound_cross_leaf_bytes_heavy, bound_cross_group_bytes_heavy;
 	long bound_multi_group_heavy; /* heavy jobs that need > 1 group even then */
 	long lookahead_changed; /* lookahead: decisions that left the base policy's choice */
+	long lookahead_started; /* of those: the engine deferred, the teacher started at once */
+	long lookahead_held;    /* of those: the engine placed, the teacher held the job */
 	long deferrals;         /* decisions that deferred a job for locality */
 	int deferred_jobs;      /* jobs deferred at least once */
 	double mean_defer_s;    /* of those: mean time from first deferral to start */

@@ -171,6 +171,7 @@ typedef struct sim {
 	long deferrals;
 	char last_reason[256]; /* the engine's last refusal */
 	long lookahead_changed; /* decisions where the lookahead left the base choice */
+	long lookahead_started, lookahead_held; /* of those: a deferral started, a start held */
 	place_runtime *rt;      /* SIM_RT_LEARNED: the run's predictor (forks read it) */
 } sim;
 
@@ -199,7 +200,9 @@ void sim_job_bytes(const sjob *j, double *total, double *xleaf, double *xgroup);
 /* ---- forks (sim_training.c) ------------------------------------------------ */
 
 /* A copy of s at this moment, with its own place_state, sharing s's engine
- * and network. 0, or -1 when memory runs out (sim_free(f) either way). */
+ * and network; when s is told run-time predictions (SIM_RT_LEARNED), its
+ * jobs run as long as predicted, not their true run times. 0, or -1 when
+ * memory runs out (sim_free(f) either way). */
 int sim_fork(const sim *s, sim *f);
 
 /* ---- lookahead (sim_lookahead.c) --------------------------------------------- */

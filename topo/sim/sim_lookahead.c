@@ -217,6 +217,8 @@ int sim_lookahead_pick(sim *s, int qi, place_decision *d, int *defer, topo_error
 		if (J[c] < J[best] - 1e-9)
 			best = c;
 	s->lookahead_changed += best != 0;
+	s->lookahead_started += first && best != 0;   /* the engine deferred, the teacher starts */
+	s->lookahead_held += !first && !cand[best].hosts; /* the engine placed, the teacher holds */
 	if (cand[best].hosts)
 		memcpy(s->chosen, cand[best].hosts, (size_t)nh * sizeof(int));
 	else

@@ -138,7 +138,7 @@ json_t *sim_metrics_json(const sim_metrics *m)
 	long all = m->decisions + m->failed_decisions;
 
 	return json_pack("{s:i,s:i,s:i,s:i,s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,"
-			 "s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:I,s:i,s:f,s:f}",
+			 "s:f,s:f,s:f,s:f,s:f,s:I,s:I,s:I,s:i,s:f,s:f,s:I,s:I,s:I}",
 			 "jobs", m->jobs, "started", m->started, "dropped", m->dropped,
 			 "heavy_jobs", m->heavy_jobs, "total_bytes_heavy", m->total_bytes_heavy,
 			 "cross_leaf_bytes_heavy", m->cross_leaf_bytes_heavy,
@@ -158,7 +158,10 @@ json_t *sim_metrics_json(const sim_metrics *m)
 			 "decisions", (json_int_t)m->decisions, "failed_decisions",
 			 (json_int_t)m->failed_decisions, "deferrals", (json_int_t)m->deferrals,
 			 "deferred_jobs", m->deferred_jobs, "mean_defer_s", m->mean_defer_s,
-			 "comm_node_hours", m->comm_node_hours);
+			 "comm_node_hours", m->comm_node_hours,
+			 "lookahead_changed", (json_int_t)m->lookahead_changed,
+			 "lookahead_started", (json_int_t)m->lookahead_started,
+			 "lookahead_held", (json_int_t)m->lookahead_held);
 }
 
 json_t *sim_bound_json(const sim_metrics *m)

@@ -16,7 +16,29 @@
 
 #include "place_features.h"
 
-/* A copy of s at this moment, with its own place_state. */
+/* A fork of a run told predictions (+pred) knows no more than its engine:
+ * its jobs run as long as predicted, not as long as they will. A running
+ * job ends at its expected end (sim_expected_end: past its prediction, as
+ * long again as it has run, within its limit), a queued one runs its
+ * prediction at submit, and so does each later arrival (sim_loop); with no
+ * prediction, the limit. The bytes the teacher weighs follow. */
+static void fork_predicted(sim *f)
+{
+	for (int i = 0; i < f->nrun; i++) {
+		sjob *j = &f->jobs[f->run[i]];
+		double left = sim_expected_end(f, j) - f->now;
+
+		j->work_left = (left > 0 ? left : 0) * j->rate;
+	}
+	for (int q = 0; q < f->nq; q++) {
+		sjob *j = &f->jobs[f->queue[q]];
+
+		j->base = j->pred > 0 ? j->pred : j->req;
+	}
+}
+
+/* A copy of s at this moment, with its own place_state. When s is told
+ * predictions, the copy runs on them (fork_predicted). */
 int sim_fork(const sim *s, sim *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -54,6 +76,8 @@ int sim_fork(const sim *s, sim *f)
 		place_state_set_job_end(f->st, (uint32_t)s->run[i] + 1, sim_expected_end(f, o));
 	}
 	sim_recompute_rates(f);
+	if (s->cfg->runtime_prediction == SIM_RT_LEARNED)
+		fork_predicted(f);
 	return 0;
 }
 
