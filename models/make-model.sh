@@ -1,8 +1,10 @@
 #!/bin/sh
 # Regenerate the shipped GNN ensemble (models/default.json and the member
-# models it names) from fixed seeds: simulate several fabrics and seeds under
-# the lookahead teacher with --emit-training (every heavy decision it weighs
-# is a sample, labelled by its objective), then train one model per training
+# models it names) from fixed seeds: simulate five kinds of fabric and three
+# seeds under the lookahead teacher told only run-time predictions
+# (lookahead+pred, docs/simulator.md: its forks replay predicted, not true,
+# run times) with --emit-training (every heavy decision it weighs is a
+# sample, labelled by its objective), then train one model per training
 # seed on all the samples. Same machine, same inputs -> the same bytes
 # (docs/model-card.md). Runs two simulations at a time.
 #
@@ -17,7 +19,7 @@ n=0
 emit() { # graph and sim options; runs in the background
 	n=$((n + 1))
 	echo "make-model: samples $n: $*" >&2
-	"$SIM" "$@" --policies lookahead --train-every 1 \
+	"$SIM" "$@" --policies lookahead+pred --train-every 1 \
 		--emit-training "$WORK/s$n.json" >/dev/null 2>"$WORK/s$n.log" &
 	SAMPLES="${SAMPLES:-} --samples $WORK/s$n.json"
 }
@@ -29,6 +31,12 @@ for seed in $SEEDS; do
 	wait
 	emit --fattree groups=8,hosts=32,rails=4,oversub=4 --trace "$KTH" --jobs 1500 \
 		--scale 2 --seed "$seed"
+	wait
+	emit --fattree groups=4,hosts=72,rails=4,oversub=1,gpus=4,nvl=18,spines=8 \
+		--gpus-per-host 4 --trace "$KTH" --jobs 1500 --scale 2 --seed "$seed"
+	emit --fattree groups=16,hosts=32,rails=1,oversub=2,spines=24,sharp=8 --sharp-share 0.5 \
+		--trace "$KTH" --jobs 1500 --scale 4 --seed "$seed"
+	wait
 done
 wait
 for i in $(seq 1 $n); do
