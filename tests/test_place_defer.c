@@ -13,6 +13,7 @@
 
 #include "place.h"
 #include "place_graphs.h"
+#include "place_internal.h"
 #include "place_request.h"
 
 typedef struct fx {
@@ -317,6 +318,33 @@ static void test_locality_wait_parse(void **st)
  * until 1100 (about to free whole); su2: n05, n06 until 100000; su3 idle.
  * Knowing the ends, it goes to su2 (its neighbours outlast it) rather than
  * pin su1; without a time limit, to su1's last host (tightest). */
+/* The hold sorts hosts by the time they free with a radix sort: the same
+ * order as the heap sort it replaced (by key, ties by host index), for keys
+ * from 0 to ~1e9 with many ties, including the empty and all-zero cases. */
+static void test_sort_radix_matches_heap(void **st)
+{
+	enum { N = 5000 };
+	static int key[N], a[N], b[N], tmp[N];
+	unsigned long long r = 42;
+	const int span[] = {0, 1, 200, 70000, 1000000000};
+
+	(void)st;
+	for (size_t k = 0; k < sizeof(span) / sizeof(span[0]); k++) {
+		for (int i = 0; i < N; i++) {
+			r = r * 6364136223846793005ull + 1442695040888963407ull;
+			key[i] = span[k] ? (int)((r >> 33) % (unsigned long long)span[k]) : 0;
+			a[i] = b[i] = i;
+		}
+		place_sort_by_key(a, N, key);
+		place_sort_radix(b, N, key, tmp);
+		assert_memory_equal(a, b, sizeof(a));
+		for (int i = 1; i < N; i++)
+			assert_true(key[b[i - 1]] < key[b[i]] ||
+				    (key[b[i - 1]] == key[b[i]] && b[i - 1] < b[i]));
+	}
+	place_sort_radix(b, 0, key, tmp);
+}
+
 static void test_packing_light(void **st)
 {
 	fx f;
@@ -349,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_defer_slurm_node_map),
 		cmocka_unit_test(test_locality_wait_parse),
 		cmocka_unit_test(test_packing_light),
+		cmocka_unit_test(test_sort_radix_matches_heap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

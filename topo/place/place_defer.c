@@ -49,7 +49,8 @@ int place_defer_init(place_defer *d, const place_cluster *c)
 	d->gtmp = calloc(G, sizeof(int));
 	d->mask = calloc(G, 1);
 	d->hist = calloc(N, sizeof(int));
-	if (!d->key || !d->order || !d->gcnt || !d->gtmp || !d->mask || !d->hist) {
+	d->otmp = calloc(N, sizeof(int));
+	if (!d->key || !d->order || !d->gcnt || !d->gtmp || !d->mask || !d->hist || !d->otmp) {
 		place_defer_free(d);
 		return -1;
 	}
@@ -64,6 +65,7 @@ void place_defer_free(place_defer *d)
 	free(d->gtmp);
 	free(d->mask);
 	free(d->hist);
+	free(d->otmp);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -185,7 +187,7 @@ static int host_keys(place_defer *d, const place_cluster *c, const place_state *
 		if (d->key[h] != INT_MAX)
 			d->order[n++] = h;
 	}
-	place_sort_by_key(d->order, n, d->key);
+	place_sort_radix(d->order, n, d->key, d->otmp); /* hosts in index order: ties keep it */
 	return n;
 }
 

@@ -189,6 +189,10 @@ void place_ring_flows(const place_cluster *c, const int *hosts, int nhosts, int 
 void place_sort_by_key(int *v, int n, const int *key);
 /* In-place heap sort of ints ascending. */
 void place_sort_ints(int *v, int n);
+/* Stable sort of v by key[v] (every key >= 0) in O(n), tmp: room for n
+ * ints. Equal keys keep their order in v, so indices listed ascending come
+ * out as place_sort_by_key() orders them. No allocation. */
+void place_sort_radix(int *v, int n, const int *key, int *tmp);
 
 /* ---- candidates ---------------------------------------------------------- */
 
@@ -256,6 +260,7 @@ int place_tree_select(place_tree *t, const place_cluster *c, const uint8_t *usab
 typedef struct place_defer {
 	int *key;        /* per host: seconds until usable, or INT_MAX */
 	int *order;      /* hosts sorted by key */
+	int *otmp;       /* scratch for sorting order */
 	int *gcnt;       /* per group: hosts usable by the time swept */
 	int *gtmp;       /* per group: scratch for the cover count */
 	uint8_t *mask;   /* per group: the reservation of a deferred job */
