@@ -399,6 +399,31 @@ static json_t *scenario_json(const scenario *sc, const runs *r)
 			 policy_json(r, tree, -1), "policies", pol);
 }
 
+/* Every name of a --policies list must be a policy (sim_config_set_policy)
+ * that fits a table row: one the runs would skip is an error, not a
+ * silently shorter table. */
+static int check_policies(const char *list)
+{
+	char *copy = strdup(list), *save = NULL;
+	int rc = copy ? 0 : -1, n = 0;
+
+	for (char *p = copy ? strtok_r(copy, ",", &save) : NULL; p;
+	     p = strtok_r(NULL, ",", &save)) {
+		if (strlen(p) >= sizeof(((runs *)0)->names[0]) ||
+		    sim_config_set_policy(&(sim_config){0}, p)) {
+			fprintf(stderr, "placement: --policies: unknown policy \"%s\"\n", p);
+			rc = -1;
+		}
+		n++;
+	}
+	if (rc == 0 && n > MAX_POL) {
+		fprintf(stderr, "placement: --policies: at most %d policies\n", MAX_POL);
+		rc = -1;
+	}
+	free(copy);
+	return rc;
+}
+
 static int parse_opts(int argc, char **argv, opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -450,6 +475,8 @@ static int parse_opts(int argc, char **argv, opts *o)
 		o->jobs[0] = 1000;
 		o->seeds = 3;
 	}
+	if (check_policies(o->policies))
+		return -1;
 	if (!o->model) {
 		/* the shipped model (place_model_file.h) */
 		if (place_default_model_path(o->defmodel, sizeof(o->defmodel))) {
