@@ -527,7 +527,7 @@ int main(int argc, char **argv)
 	sim_comm_profile prof[4];
 	topo_error err;
 	char buf[1024];
-	json_t *root = json_object(), *arr = json_array();
+	json_t *root, *arr;
 	opts o;
 	int nprof, rc = 0;
 
@@ -538,6 +538,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "placement: %s\n", topo_error_format(&err, buf, sizeof(buf)));
 		return 1;
 	}
+	root = json_object(); /* after the early returns, which would leak them */
+	arr = json_array();
 	for (int i = 0; i < NSCEN; i++) {
 		if (o.only && o.only != i + 1)
 			continue;
