@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,6 +221,81 @@ static void test_defer_queue_drain(void **st)
 	fx_close(&f);
 }
 
+/* A fixed probability for the hold gate (test_hold_gate). */
+static double fixed_p(void *ctx, const float *feat)
+{
+	(void)feat;
+	return *(const double *)ctx;
+}
+
+/* The hold decision's features, and a gnn scorer's hold gate deciding in
+ * place of the analytic rule: only under gnn, only with a prediction, and
+ * only when a better set is predicted to free in time. */
+static void test_hold_gate(void **st)
+{
+	fx f;
+	place_decision d;
+	place_request r;
+	place_scorer sc;
+	place_model *m;
+	double p = 0.1, share = fragmented_share(&f, &r);
+
+	/* the model's analytic rule holds a predicted 2 x 500 / share */
+	r.predicted_runtime_s = 2 * 500 / share;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 1);
+	assert_true(d.hold_p == -1);
+	assert_int_equal(d.hold_weighed, 1);
+	assert_true(d.hold_feat[0] == 1);     /* analytic_hold */
+	assert_true(d.hold_feat[1] == 1);     /* better_set */
+	assert_float_equal(d.hold_feat[2], log1p(500.0 / 3600), 1e-6); /* wait_log_h */
+	assert_true(d.hold_feat[3] == 0.5f);  /* groups_saved: 2 -> 1 */
+	assert_true(d.hold_feat[7] == 1);     /* budget_left: none spent */
+	assert_float_equal(d.hold_feat[10], 3.0 / 12, 1e-6); /* job_hosts_share */
+	assert_float_equal(d.hold_feat[11], 3.0 / 12, 1e-6); /* free_hosts_share */
+	/* gnn with a gate of 0.1: started now, and the why says so */
+	m = place_model_new(f.c, 1.0, 0.5);
+	assert_non_null(m);
+	place_model_scorer(m, &sc);
+	sc.name = "gnn";
+	sc.hold = (place_hold_gate){ .p = fixed_p, .ctx = &p };
+	assert_int_equal(place_engine_set_scorer(f.e, PLACE_POLICY_GNN, &sc), 0);
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	assert_true(d.hold_p == 0.1);
+	assert_non_null(strstr(d.defer_why, "learned hold gate gives a hold 0.10: placed now"));
+	/* a gate of 0.9 holds where the analytic rule would not (0.5 x 500 /
+	 * share: longer than its own communication share) */
+	p = 0.9;
+	r.predicted_runtime_s = 0.5 * 500 / share;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	assert_true(d.hold_feat[0] == 0);
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 1);
+	assert_true(d.defer_wait_s == 500);
+	assert_int_equal(d.defer_groups, 1);
+	assert_non_null(strstr(d.defer_why, "learned hold gate gives a hold 0.90"));
+	/* no prediction: what the gate was not trained on; the analytic rule
+	 * decides (holds) even with a gate of 0.1 */
+	p = 0.1;
+	r.predicted_runtime_s = 0;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 1);
+	assert_true(d.hold_p == -1);
+	/* no better set in time (300 s left, su2 frees in 500 s): nothing to
+	 * gate, placed now */
+	r.predicted_runtime_s = 2 * 500 / share;
+	r.deferred_s = 50000 - 300;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_GNN, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.deferred, 0);
+	assert_true(d.hold_p == -1);
+	assert_true(d.hold_feat[1] == 0);
+	assert_float_equal(d.hold_feat[7], 300.0 / 50000, 1e-6);
+	fx_close(&f);
+	place_model_free(m);
+}
+
 static void test_defer_not_applicable(void **st)
 {
 	fx f;
@@ -373,6 +449,7 @@ int main(void)
 		cmocka_unit_test(test_defer_budget),
 		cmocka_unit_test(test_defer_own_gain),
 		cmocka_unit_test(test_defer_queue_drain),
+		cmocka_unit_test(test_hold_gate),
 		cmocka_unit_test(test_defer_not_applicable),
 		cmocka_unit_test(test_defer_slurm_node_map),
 		cmocka_unit_test(test_locality_wait_parse),

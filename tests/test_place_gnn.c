@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include "place_features.h"
 #include "place_gnn.h"
+#include "place_scorer.h"
 #include "sim.h"
 
 #ifndef MODELS_DIR
@@ -407,6 +409,124 @@ static void test_ensemble(void **state)
 	fx_free(&f);
 }
 
+/* A gate file with `names` as its feature list (NULL: this build's), the
+ * first weight w0 over a scale of scale0, and bias b; others 0. */
+static void write_gate(const char *dir, const char *const *names, double w0, double scale0,
+		       double b, char *path, size_t len)
+{
+	json_t *g = json_pack("{s:s, s:i}", "format", "topognn-hold", "version", 1);
+	json_t *n = json_array(), *mean = json_array(), *scale = json_array(), *w = json_array();
+	char *text;
+
+	for (int i = 0; i < PLACE_HOLD_FEATURES; i++) {
+		json_array_append_new(n, json_string(names ? names[i] : place_hold_feature_names[i]));
+		json_array_append_new(mean, json_real(0));
+		json_array_append_new(scale, json_real(i ? 1 : scale0));
+		json_array_append_new(w, json_real(i ? 0 : w0));
+	}
+	json_object_set_new(g, "features", n);
+	json_object_set_new(g, "mean", mean);
+	json_object_set_new(g, "scale", scale);
+	json_object_set_new(g, "weights", w);
+	json_object_set_new(g, "bias", json_real(b));
+	text = json_dumps(g, 0);
+	write_temp(dir, text, path, len);
+	free(text);
+	json_decref(g);
+}
+
+/* An ensemble of the first shipped member and the gate file `gate`. */
+static void gate_ensemble(const char *dir, const char *gate, char *ens, size_t len)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text), "{\"format\": \"topognn-ensemble\", \"version\": 1, "
+		 "\"models\": [\"%s\"], \"hold\": \"%s\"}", MEMBER, gate);
+	write_temp(dir, text, ens, len);
+}
+
+/* The gnn scorer of ensemble `ens` (NULL with err on a bad file). */
+static place_gnn *gate_scorer(fx *f, const char *ens, place_scorer *sc, topo_error *err)
+{
+	place_gnn *g = place_gnn_new(f->c, ens, 8, 1.0, 0.5, err);
+
+	if (g)
+		place_gnn_scorer(g, sc);
+	return g;
+}
+
+/* The hold gate an ensemble names (place_hold.h): the shipped one, its
+ * arithmetic, and bad gate files named with the problem. */
+static void test_hold_gate_file(void **state)
+{
+	fx f;
+	topo_error err;
+	place_scorer sc;
+	place_gnn *g;
+	float x[PLACE_HOLD_FEATURES] = { 0 };
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	const char *bad[PLACE_HOLD_FEATURES];
+	char gate[256], ens[512], text[1024];
+
+	(void)state;
+	fx_new(&f);
+	/* the shipped ensemble has one; a probability */
+	g = gate_scorer(&f, MODEL, &sc, &err);
+	if (!g)
+		fail_msg("%s: %s", err.source, err.text);
+	assert_non_null(sc.hold.p);
+	x[0] = x[1] = 1;
+	assert_true(sc.hold.p(sc.hold.ctx, x) > 0 && sc.hold.p(sc.hold.ctx, x) < 1);
+	place_gnn_free(g);
+	/* a member alone has none: the analytic rule decides */
+	g = gate_scorer(&f, MEMBER, &sc, &err);
+	assert_non_null(g);
+	assert_null(sc.hold.p);
+	place_gnn_free(g);
+	/* p = 1 / (1 + exp(-(b + w0 x0 / scale0))) */
+	write_gate(tmp, NULL, 2, 4, -1, gate, sizeof(gate));
+	gate_ensemble(tmp, gate, ens, sizeof(ens));
+	g = gate_scorer(&f, ens, &sc, &err);
+	if (!g)
+		fail_msg("%s: %s", err.source, err.text);
+	x[0] = 3;
+	assert_float_equal(sc.hold.p(sc.hold.ctx, x), 1 / (1 + exp(-(-1 + 2 * 3 / 4.0))), 1e-12);
+	place_gnn_free(g);
+	unlink(gate);
+	/* a gate trained on other features: the first difference named */
+	for (int i = 0; i < PLACE_HOLD_FEATURES; i++)
+		bad[i] = place_hold_feature_names[i];
+	bad[3] = "nope";
+	write_gate(tmp, bad, 2, 4, -1, gate, sizeof(gate));
+	unlink(ens);
+	gate_ensemble(tmp, gate, ens, sizeof(ens));
+	assert_null(place_gnn_new(f.c, ens, 8, 1.0, 0.5, &err));
+	assert_string_equal(err.source, gate);
+	assert_non_null(strstr(err.text, "features[3] is \"nope\""));
+	unlink(gate);
+	/* a scale of 0 */
+	write_gate(tmp, NULL, 2, 0, -1, gate, sizeof(gate));
+	unlink(ens);
+	gate_ensemble(tmp, gate, ens, sizeof(ens));
+	assert_null(place_gnn_new(f.c, ens, 8, 1.0, 0.5, &err));
+	assert_string_equal(err.source, gate);
+	assert_non_null(strstr(err.text, "scale[0]: expected a positive number"));
+	unlink(gate);
+	/* no such file */
+	assert_null(place_gnn_new(f.c, ens, 8, 1.0, 0.5, &err));
+	assert_string_equal(err.source, gate);
+	unlink(ens);
+	/* "hold" not a file name */
+	snprintf(text, sizeof(text), "{\"format\": \"topognn-ensemble\", \"version\": 1, "
+		 "\"models\": [\"%s\"], \"hold\": 5}", MEMBER);
+	write_temp(tmp, text, ens, sizeof(ens));
+	assert_null(place_gnn_new(f.c, ens, 8, 1.0, 0.5, &err));
+	assert_string_equal(err.source, ens);
+	assert_non_null(strstr(err.text, "hold: expected a file name"));
+	unlink(ens);
+	fx_free(&f);
+}
+
 static unsigned next_rand(unsigned *seed)
 {
 	*seed = *seed * 1103515245u + 12345u;
@@ -539,6 +659,7 @@ int main(void)
 		cmocka_unit_test(test_engine_model_path),
 		cmocka_unit_test(test_feature_mismatch_refused),
 		cmocka_unit_test(test_ensemble),
+		cmocka_unit_test(test_hold_gate_file),
 		cmocka_unit_test(test_fast_refresh_matches_full),
 	};
 

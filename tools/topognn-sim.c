@@ -35,7 +35,7 @@ struct opts {
 	const char *graph_kind, *graph_arg;
 	const char *traces[MAX_TRACES];
 	int ntraces;
-	const char *policies, *model, *emit, *comm_dir, *decision_log;
+	const char *policies, *model, *emit, *comm_dir, *decision_log, *holds;
 	char comm_buf[4096];
 	int jobs, scale, procs_per_host, json, progress, gpus, depth, train_every;
 	unsigned seed;
@@ -51,7 +51,7 @@ static void usage(FILE *f)
 		"                   [--jobs N] [--seed S] [--scale K] [--procs-per-host N]\n"
 		"                   [--gpus-per-host N] [--backfill-depth N] [--comm DIR]\n"
 		"                   [--model FILE] [--emit-training FILE] [--train-every N]\n"
-		"                   [--json] [--progress] [--decision-log FILE]\n"
+		"                   [--json] [--progress] [--decision-log FILE] [--emit-holds FILE]\n"
 		"                   [--locality-wait FRAC[,CAP]] [--sharp-share F]\n");
 }
 
@@ -70,6 +70,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"model", 1, 0, 'm'}, {"emit-training", 1, 0, 'e'}, {"json", 0, 0, 'j'},
 		{"progress", 0, 0, 'r'}, {"train-every", 1, 0, 'T'}, {"decision-log", 1, 0, 'd'},
 		{"locality-wait", 1, 0, 'w'}, {"sharp-share", 1, 0, 'S'}, {"help", 0, 0, 'h'},
+		{"emit-holds", 1, 0, 'H'},
 		{0, 0, 0, 0}};
 	int c, v;
 
@@ -111,6 +112,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		case 'm': o->model = optarg; break;
 		case 'e': o->emit = optarg; break;
 		case 'd': o->decision_log = optarg; break;
+		case 'H': o->holds = optarg; break;
 		case 'j': o->json = 1; break;
 		case 'w': {
 			char why[256];
@@ -195,7 +197,7 @@ int main(int argc, char **argv)
 	sim_comm_profile prof[4];
 	sim_metrics m[SIM_MAX_POLICIES];
 	sim_samples *train = NULL;
-	FILE *dlog = NULL;
+	FILE *dlog = NULL, *holds = NULL;
 	int nprof, n = 0, rc = 1;
 	json_t *root = NULL, *pol = NULL;
 
@@ -231,6 +233,13 @@ int main(int argc, char **argv)
 	if (o.decision_log && !(dlog = fopen(o.decision_log, "w"))) {
 		fprintf(stderr, "topognn-sim: %s: cannot write: %s\n", o.decision_log, strerror(errno));
 		goto out;
+	}
+	if (o.holds) {
+		if (!(holds = fopen(o.holds, "w"))) {
+			fprintf(stderr, "topognn-sim: %s: cannot write: %s\n", o.holds, strerror(errno));
+			goto out;
+		}
+		sim_holds_header(holds);
 	}
 	list = strdup(o.policies);
 	for (char *p = strtok_r(list, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
@@ -268,6 +277,7 @@ int main(int argc, char **argv)
 		cfg.training = n == 0 ? train : NULL;
 		/* so is the decision log (with tree as the shadow baseline) */
 		cfg.decision_log = n == 0 ? dlog : NULL;
+		cfg.holds = n == 0 ? holds : NULL; /* and the hold samples */
 		if (o.progress) {
 			cfg.progress = progress;
 			cfg.progress_ctx = p;
@@ -316,6 +326,10 @@ int main(int argc, char **argv)
 out:
 	if (dlog && fclose(dlog) && rc == 0) {
 		fprintf(stderr, "topognn-sim: %s: error writing the decision log\n", o.decision_log);
+		rc = 1;
+	}
+	if (holds && fclose(holds) && rc == 0) {
+		fprintf(stderr, "topognn-sim: %s: error writing the hold samples\n", o.holds);
 		rc = 1;
 	}
 	sim_samples_free(train);

@@ -23,12 +23,13 @@
 #include "gnn_train.h"
 #include "sim_samples.h"
 #include "topo_num.h"
+#include "topognn-train.h"
 
 #define MAX_SAMPLE_FILES 64
 
 struct options {
-	const char *samples[MAX_SAMPLE_FILES], *out;
-	int nsamples;
+	const char *samples[MAX_SAMPLE_FILES], *holds[MAX_SAMPLE_FILES], *out;
+	int nsamples, nholds;
 	gnn_train_opts train;
 	size_t hidden, layers, head_hidden;
 	enum gnn_conv conv;
@@ -39,6 +40,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: topognn-train --samples FILE [--samples FILE ...] --out MODEL.json [options]\n"
+		"       topognn-train --holds FILE [--holds FILE ...] --out GATE.json\n"
 		"  --epochs N        passes over the samples (50)\n"
 		"  --lr X            Adam step size (0.001)\n"
 		"  --batch N         samples per minibatch, all from one graph (32)\n"
@@ -65,6 +67,16 @@ static unsigned long long parse_count(const char *opt, const char *arg, unsigned
 	return v;
 }
 
+/* One more file of a repeatable option, or exit with a message. */
+static void add_file(const char **files, int *n, const char *opt, const char *arg)
+{
+	if (*n == MAX_SAMPLE_FILES) {
+		fprintf(stderr, "topognn-train: at most %d %s files\n", MAX_SAMPLE_FILES, opt);
+		exit(2);
+	}
+	files[(*n)++] = arg;
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	static const struct option longs[] = {
@@ -74,7 +86,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 		{"layers", required_argument, NULL, 'L'},  {"head-hidden", required_argument, NULL, 'D'},
 		{"conv", required_argument, NULL, 'c'},    {"loss", required_argument, NULL, 'x'},
 		{"seed", required_argument, NULL, 'S'},    {"progress", no_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+		{"help", no_argument, NULL, 'h'},          {"holds", required_argument, NULL, 'g'},
+		{NULL, 0, NULL, 0}};
 	double lr;
 	int c;
 
@@ -86,14 +99,8 @@ static void parse_options(int argc, char **argv, struct options *o)
 	o->conv = GNN_CONV_SAGE;
 	while ((c = getopt_long(argc, argv, "h", longs, NULL)) != -1) {
 		switch (c) {
-		case 's':
-			if (o->nsamples == MAX_SAMPLE_FILES) {
-				fprintf(stderr, "topognn-train: at most %d --samples files\n",
-					MAX_SAMPLE_FILES);
-				exit(2);
-			}
-			o->samples[o->nsamples++] = optarg;
-			break;
+		case 's': add_file(o->samples, &o->nsamples, "--samples", optarg); break;
+		case 'g': add_file(o->holds, &o->nholds, "--holds", optarg); break;
 		case 'o': o->out = optarg; break;
 		case 'e': o->train.epochs = parse_count("--epochs", optarg, 1); break;
 		case 'b': o->train.batch = parse_count("--batch", optarg, 1); break;
@@ -134,7 +141,7 @@ static void parse_options(int argc, char **argv, struct options *o)
 		default: usage(stderr); exit(2);
 		}
 	}
-	if (optind < argc || !o->nsamples || !o->out) {
+	if (optind < argc || !o->nsamples == !o->nholds || !o->out) {
 		usage(stderr);
 		exit(2);
 	}
@@ -221,6 +228,8 @@ int main(int argc, char **argv)
 	int rc;
 
 	parse_options(argc, argv, &o);
+	if (o.nholds)
+		return train_hold_gate(o.holds, o.nholds, o.out);
 	if (sim_samples_load(o.samples[0], &s, &err))
 		return fail(&err);
 	for (int i = 1; i < o.nsamples; i++) {

@@ -195,6 +195,7 @@ typedef struct place_request {
 } place_request;
 
 #define PLACE_MAX_ALTERNATIVES 8
+#define PLACE_HOLD_FEATURES 12 /* place_hold_feature_names */
 
 typedef struct place_choice {
 	int *hosts; /* owned by the decision; nhosts entries in ascending index */
@@ -241,6 +242,12 @@ typedef struct place_decision {
 	 * flags, owned by the engine, valid until the next call): a
 	 * reservation keeps them for the job */
 	const uint8_t *defer_group_mask;
+	/* when a hold was weighed (locality_checked, budget left): what the
+	 * hold decision saw (place_hold_feature_names), and the learned hold
+	 * gate's probability of holding (-1: the analytic rule decided) */
+	int hold_weighed;
+	float hold_feat[PLACE_HOLD_FEATURES];
+	double hold_p;
 } place_decision;
 
 /* ---- engine --------------------------------------------------------------- */

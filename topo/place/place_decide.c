@@ -399,7 +399,10 @@ int place_decide(place_engine *e, const place_state *s, const place_request *r,
 	if (base >= 0)
 		fill_choice(e, &out->baseline, 1, &k->set[base], policy_kind(baseline, &k->set[base]));
 	fill_alternatives(e, out, chosen);
-	place_defer_check(&e->defer, e->c, s, r, k->usable, &e->cfg, out);
+	place_defer_check(&e->defer, e->c, s, r, k->usable, &e->cfg,
+			  policy == PLACE_POLICY_GNN && e->slot[PLACE_POLICY_GNN].set
+				  ? &e->slot[PLACE_POLICY_GNN].s.hold : NULL,
+			  out);
 	out->ok = 1;
 	out->latency_us = now_us() - t0;
 	return 0;

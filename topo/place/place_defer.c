@@ -324,13 +324,45 @@ static double budget(const place_config *cfg, const place_request *r)
 	return b > 0 ? b : 0;
 }
 
+const char *const place_hold_feature_names[PLACE_HOLD_FEATURES] = {
+	"analytic_hold", "better_set", "wait_log_h", "groups_saved", "own_gain_log_h",
+	"queue_drain_log_h", "duration_log_h", "budget_left", "queue_jobs_log",
+	"queue_hosts_share", "job_hosts_share", "free_hosts_share",
+};
+
+/* What the hold decision sees (place_hold_feature_names): the analytic
+ * rule's answer and the numbers it weighs, scaled to a few units. Times in
+ * hours on log(1 + h); shares of the cluster or of the budget. */
+static void hold_features(const place_defer *d, const place_cluster *c, const place_state *s,
+			  const place_request *r, place_decision *out, int nfree, int nowfree,
+			  int now_groups, int best, double when, double left, int analytic)
+{
+	float *f = out->hold_feat;
+	double H = c->nhosts > 0 ? c->nhosts : 1;
+
+	f[0] = (float)analytic;
+	f[1] = (float)(best < now_groups);
+	f[2] = best < now_groups ? (float)log1p(when / 3600) : 0;
+	f[3] = best < now_groups ? (float)(now_groups - best) / (float)now_groups : 0;
+	f[4] = (float)log1p(own_gain_bound(r, out) / 3600);
+	f[5] = (float)log1p(queue_drain_s(d, s, nfree) / 3600);
+	f[6] = (float)log1p(place_request_duration(r) / 3600);
+	f[7] = out->defer_budget_s > 0 ? (float)(left / out->defer_budget_s) : 0;
+	f[8] = (float)log1p(s->queue_jobs > 0 ? s->queue_jobs : 0);
+	f[9] = (float)(s->queue_hosts > 0 ? s->queue_hosts / H : 0);
+	f[10] = (float)(out->chosen.nhosts / H);
+	f[11] = (float)(nowfree / H);
+	out->hold_weighed = 1;
+}
+
 void place_defer_check(place_defer *d, const place_cluster *c, const place_state *s,
 		       const place_request *r, const uint8_t *usable, const place_config *cfg,
-		       place_decision *out)
+		       const place_hold_gate *gate, place_decision *out)
 {
-	int n = out->chosen.nhosts, nfree, now_groups, best;
+	int n = out->chosen.nhosts, nfree, nowfree = 0, now_groups, best, analytic, hold;
 	double left, when = 0;
 
+	out->hold_p = -1;
 	if (r->comm.cls != PLACE_COMM_HEAVY || n < 2)
 		return;
 	out->min_groups = min_groups(d, c, s, r, n);
@@ -352,12 +384,15 @@ void place_defer_check(place_defer *d, const place_cluster *c, const place_state
 	}
 	nfree = host_keys(d, c, s, r, usable);
 	memset(d->gcnt, 0, (size_t)c->ngroups * sizeof(int));
-	for (int i = 0; i < nfree && d->key[d->order[i]] == 0; i++)
-		d->gcnt[c->host_group[d->order[i]]]++;
+	for (; nowfree < nfree && d->key[d->order[nowfree]] == 0; nowfree++)
+		d->gcnt[c->host_group[d->order[nowfree]]]++;
 	now_groups = cover(d, c->ngroups, d->gcnt, n, NULL);
 	if (now_groups > out->chosen.groups)
 		now_groups = out->chosen.groups;
 	best = sweep(d, c, nfree, n, left, now_groups, out->min_groups, &when);
+	analytic = best < now_groups &&
+		   !(r->predicted_runtime_s > 0 && when > hold_bound(d, s, r, out, nfree));
+	hold_features(d, c, s, r, out, nfree, nowfree, now_groups, best, when, left, analytic);
 	if (best >= now_groups) {
 		snprintf(out->defer_why, sizeof(out->defer_why),
 			 "no placement over fewer than %d groups (needs %d) predicted to free "
@@ -365,19 +400,38 @@ void place_defer_check(place_defer *d, const place_cluster *c, const place_state
 			 out->chosen.groups, out->min_groups, left);
 		return;
 	}
-	if (r->predicted_runtime_s > 0 && when > hold_bound(d, s, r, out, nfree)) {
-		snprintf(out->defer_why, sizeof(out->defer_why),
-			 "%d groups (needs %d) free in %.0f s, more than the %.0f s of "
-			 "communication in its predicted run time of %.0f s and the queue's "
-			 "predicted %.0f s (%d jobs waiting): placed now over %d",
-			 best, out->min_groups, when, own_gain_bound(r, out),
-			 place_request_duration(r), queue_drain_s(d, s, nfree), s->queue_jobs,
-			 out->chosen.groups);
+	hold = analytic;
+	if (gate && gate->p && out->policy == PLACE_POLICY_GNN && r->predicted_runtime_s > 0) {
+		out->hold_p = gate->p(gate->ctx, out->hold_feat);
+		hold = out->hold_p > 0.5;
+	}
+	if (!hold) {
+		if (out->hold_p >= 0)
+			snprintf(out->defer_why, sizeof(out->defer_why),
+				 "%d groups (needs %d) predicted to free in %.0f s, but the learned "
+				 "hold gate gives a hold %.2f: placed now over %d",
+				 best, out->min_groups, when, out->hold_p, out->chosen.groups);
+		else
+			snprintf(out->defer_why, sizeof(out->defer_why),
+				 "%d groups (needs %d) free in %.0f s, more than the %.0f s of "
+				 "communication in its predicted run time of %.0f s and the queue's "
+				 "predicted %.0f s (%d jobs waiting): placed now over %d",
+				 best, out->min_groups, when, own_gain_bound(r, out),
+				 place_request_duration(r), queue_drain_s(d, s, nfree),
+				 s->queue_jobs, out->chosen.groups);
 		return;
 	}
 	out->deferred = 1;
 	out->defer_wait_s = when;
 	out->defer_groups = best;
 	out->defer_group_mask = d->mask;
-	defer_why_held(d, s, r, out, nfree, when, left);
+	if (out->hold_p >= 0)
+		snprintf(out->defer_why, sizeof(out->defer_why),
+			 "best placement now spans %d groups (needs %d); %d groups predicted to "
+			 "free in %.0f s, within the %.0f s left of its locality wait; the "
+			 "learned hold gate gives a hold %.2f",
+			 out->chosen.groups, out->min_groups, out->defer_groups, when, left,
+			 out->hold_p);
+	else
+		defer_why_held(d, s, r, out, nfree, when, left);
 }

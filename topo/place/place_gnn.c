@@ -15,6 +15,7 @@
 #include "topo_io.h"
 #include "topo_json.h"
 #include "place_features.h"
+#include "place_hold.h"
 
 /* One member of the ensemble: a model with its context and embeddings. */
 typedef struct place_gnn_member {
@@ -40,6 +41,8 @@ struct place_gnn {
 	int *votes;       /* max_sets: members whose top pick it is */
 	int32_t *set_off; /* max_sets + 1 */
 	int32_t *members; /* max_sets x nhosts */
+	place_hold hold;  /* the ensemble's learned hold gate ... */
+	int has_hold;     /* ... when it has one */
 	unsigned long refreshes;
 	int ready;        /* embeddings valid */
 	char *path;       /* the model file, as the decisions name it */
@@ -109,6 +112,7 @@ static int load_ensemble(place_gnn *g, const char *path, const json_t *root, top
 {
 	const json_t *models = json_object_get(root, "models");
 	const json_t *agree = json_object_get(root, "agreement"), *ver = json_object_get(root, "version");
+	const json_t *hold = json_object_get(root, "hold");
 	char mp[4096];
 	size_t i;
 
@@ -122,6 +126,14 @@ static int load_ensemble(place_gnn *g, const char *path, const json_t *root, top
 		      json_number_value(agree) > 1))
 		return topo_error_set(err, path, 0, "agreement: expected a number in (0, 1]"), -1;
 	g->agreement = agree ? json_number_value(agree) : 1.0;
+	if (hold) { /* the learned hold gate (place_hold.h) */
+		if (!json_is_string(hold) || !json_string_value(hold)[0] ||
+		    member_path(path, json_string_value(hold), mp, sizeof(mp)))
+			return topo_error_set(err, path, 0, "hold: expected a file name"), -1;
+		if (place_hold_load(mp, &g->hold, err))
+			return -1;
+		g->has_hold = 1;
+	}
 	for (i = 0; i < json_array_size(models); i++) {
 		const json_t *v = json_array_get(models, i);
 
@@ -372,6 +384,8 @@ void place_gnn_scorer(place_gnn *g, place_scorer *out)
 {
 	*out = (place_scorer){ .name = "gnn", .prepare = place_gnn_prepare, .score = place_gnn_score,
 			       .ctx = g, .model = g->path };
+	if (g->has_hold)
+		out->hold = (place_hold_gate){ .p = place_hold_p, .ctx = &g->hold };
 }
 
 static void place_gnn_destroy(void *ctx)

@@ -281,10 +281,13 @@ double place_request_duration(const place_request *r);
 /* Fill out->min_groups for a heavy request and, for the model and gnn
  * policies with a LocalityWait budget, decide whether the chosen set
  * (already in out->chosen) should wait for a better one. `usable` are
- * the hosts usable now (place_cands). Allocates nothing. */
+ * the hosts usable now (place_cands). With a hold gate (the gnn policy's,
+ * NULL none) and a run-time prediction (what the gate was trained with),
+ * the gate, not the analytic rule, decides a hold for which a better set
+ * is predicted to free in time. Allocates nothing. */
 void place_defer_check(place_defer *d, const place_cluster *c, const place_state *s,
 		       const place_request *r, const uint8_t *usable, const place_config *cfg,
-		       place_decision *out);
+		       const place_hold_gate *gate, place_decision *out);
 
 /* ---- model scorer --------------------------------------------------------- */
 

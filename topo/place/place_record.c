@@ -87,6 +87,8 @@ static json_t *locality_json(const place_request *r, const place_decision *d)
 		json_object_set_new(o, "expected_wait_s", json_real(d->defer_wait_s));
 		json_object_set_new(o, "expected_groups", json_integer(d->defer_groups));
 	}
+	if (d->hold_p >= 0) /* the learned hold gate decided */
+		json_object_set_new(o, "hold_gate", json_real(d->hold_p));
 	json_object_set_new(o, "why", json_string(d->defer_why));
 	return o;
 }

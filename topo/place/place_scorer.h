@@ -28,6 +28,18 @@ typedef struct place_candidate {
 	double confidence;  /* an ensemble's agreement on it, 0..1; -1 none */
 } place_candidate;
 
+/* A learned hold gate (optional, with the gnn scorer): the probability,
+ * 0..1, that a heavy job held for locality should stay held, from what the
+ * hold decision sees (place_decision.hold_feat). It replaces the analytic
+ * rule's answer when a placement over fewer groups is predicted to free
+ * within the job's budget (place_defer.c). Must not allocate. */
+typedef struct place_hold_gate {
+	double (*p)(void *ctx, const float *feat);
+	void *ctx;
+} place_hold_gate;
+
+extern const char *const place_hold_feature_names[PLACE_HOLD_FEATURES];
+
 typedef struct place_scorer {
 	const char *name;
 	/* Once per state version; return 0, or -1 with reason (e.g. no model). */
@@ -45,6 +57,9 @@ typedef struct place_scorer {
 	 * set again. */
 	const char *model;
 	void (*destroy)(void *ctx);
+	/* Optional: the learned hold gate that comes with the scorer (gnn);
+	 * hold.p NULL: the analytic rule decides every hold */
+	place_hold_gate hold;
 } place_scorer;
 
 /* Install `scorer` (copied; ctx stays the caller's unless scorer->destroy

@@ -79,6 +79,12 @@ typedef struct sim_config {
 	/* decision log (docs/decision-record.md): every placement as a decision
 	 * record line, every job end as an "end" event line; NULL = none */
 	FILE *decision_log;
+	/* hold samples (topognn-train --holds): at every heavy decision where
+	 * the lookahead weighed holding against starting, a line of the hold
+	 * features (place_hold_feature_names), the teacher's objective J for
+	 * holding and for the best placement now; NULL = none. A header line
+	 * (sim_holds_header) names the columns. */
+	FILE *holds;
 	place_policy log_baseline; /* shadow policy recorded in the log, default tree */
 	double log_epoch;          /* timestamp of simulated time 0, default 1.7e9 */
 	/* SHARP users (place_comm.sharp): this share 0..1 of the heavy jobs,
@@ -87,6 +93,9 @@ typedef struct sim_config {
 } sim_config;
 
 void sim_config_init(sim_config *cfg);
+
+/* The first line of a hold sample file (sim_config.holds). */
+void sim_holds_header(FILE *f);
 
 /* Set cfg's policy from a name: an engine policy (place_policy_parse),
  * "tree-switches" (tree with --switches), or "lookahead" (base tree) /

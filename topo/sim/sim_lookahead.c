@@ -32,8 +32,11 @@
 #include "sim_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "place_scorer.h"
 
 #define SIM_LOOKAHEAD_EPS_X 0.05   /* x the job's own ring bytes */
 #define SIM_LOOKAHEAD_EPS_W 3600.0 /* job-seconds */
@@ -176,6 +179,31 @@ static int may_defer(const sim *s, int idx, const place_decision *d)
 	return left >= 1;
 }
 
+void sim_holds_header(FILE *f)
+{
+	fputs("# topognn-holds 1:", f);
+	for (int i = 0; i < PLACE_HOLD_FEATURES; i++)
+		fprintf(f, " %s", place_hold_feature_names[i]);
+	fputs(" j_hold j_start\n", f);
+}
+
+/* A hold sample: what the hold decision saw, the objective of holding
+ * (cand[hold]) and of the best placement (cand[first .. first + np)). */
+static void hold_sample(const sim *s, const place_decision *d, const double *J, int hold,
+			int first, int np)
+{
+	double start = INFINITY;
+
+	if (!s->cfg->holds || !d->hold_weighed)
+		return;
+	for (int c = first; c < first + np; c++)
+		if (J[c] < start)
+			start = J[c];
+	for (int i = 0; i < PLACE_HOLD_FEATURES; i++)
+		fprintf(s->cfg->holds, "%.6g ", d->hold_feat[i]);
+	fprintf(s->cfg->holds, "%.9g %.9g\n", J[hold], start);
+}
+
 int sim_lookahead_pick(sim *s, int qi, place_decision *d, int *defer, topo_error *err)
 {
 	int idx = s->queue[qi], nh = s->jobs[idx].nh, nc, np, best = 0, rc = -1, first;
@@ -216,6 +244,8 @@ int sim_lookahead_pick(sim *s, int qi, place_decision *d, int *defer, topo_error
 	for (int c = 1; c < nc; c++)
 		if (J[c] < J[best] - 1e-9)
 			best = c;
+	if (nc > np)
+		hold_sample(s, d, J, first ? 0 : np, first, np);
 	s->lookahead_changed += best != 0;
 	s->lookahead_started += first && best != 0;   /* the engine deferred, the teacher starts */
 	s->lookahead_held += !first && !cand[best].hosts; /* the engine placed, the teacher holds */

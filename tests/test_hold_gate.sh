@@ -1,0 +1,72 @@
+#!/bin/sh
+# test_hold_gate.sh: the learned hold gate end to end, from the command line
+# (docs/gnn.md, "The hold gate"). topognn-sim --emit-holds writes the
+# lookahead teacher's hold samples under this build's feature names;
+# topognn-train --holds fits the gate from them, the same bytes twice; an
+# ensemble naming it makes gnn+pred's holds the gate's (its probability in
+# the decision log); bad sample files are refused naming file, line and
+# problem. Prints "N passed, N failed".
+set -u
+B=${BUILD_DIR:-..}
+S=$(cd "$(dirname "$0")/.." && pwd)
+fx=$S/tests/fixtures
+sim=$B/tools/topognn-sim
+train=$B/tools/topognn-train
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hold.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/check.sh"
+
+# 400 KTH jobs on a 256-host 4:1 fat-tree: about a hundred weighed holds
+run() { # run POLICY ARGS...
+	p=$1
+	shift
+	"$sim" --fattree groups=8,hosts=32,rails=4,oversub=4 --scale 2 \
+		--trace "$S/examples/traces/KTH-SP2-1996-2.1-cln.swf.gz" --comm "$fx/comm" \
+		--jobs 400 --seed 1 --policies "$p" "$@" > /dev/null 2> "$tmp/err"
+}
+columns() { # every sample line: 12 features and 2 objectives, numbers
+	awk 'NR > 1 { if (NF != 14) exit 1; for (i = 1; i <= NF; i++)
+		if ($i !~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/) exit 1; n++ }
+		END { exit !(n >= 50) }' "$1"
+}
+
+check "topognn-sim --emit-holds under lookahead-model+pred" \
+	run lookahead-model+pred --emit-holds "$tmp/h.txt"
+check "the header names this build's features, then j_hold and j_start" \
+	test "$(head -1 "$tmp/h.txt")" = "# topognn-holds 1: analytic_hold better_set wait_log_h groups_saved own_gain_log_h queue_drain_log_h duration_log_h budget_left queue_jobs_log queue_hosts_share job_hosts_share free_hosts_share j_hold j_start"
+check "at least 50 samples of 14 numbers each" columns "$tmp/h.txt"
+check "topognn-train --holds writes a gate" \
+	sh -c "\"$train\" --holds \"$tmp/h.txt\" --out \"$tmp/g1.json\" 2>/dev/null"
+"$train" --holds "$tmp/h.txt" --out "$tmp/g2.json" 2>/dev/null
+check "training again gives the same bytes" cmp -s "$tmp/g1.json" "$tmp/g2.json"
+check "the gate file is a topognn-hold, version 1" \
+	grep -q '"format": "topognn-hold"' "$tmp/g1.json"
+
+# an ensemble of one shipped member and the gate: gnn+pred's holds are the gate's
+cp "$S/models/default-1.json" "$tmp/m.json"
+printf '{"format": "topognn-ensemble", "version": 1, "models": ["m.json"], "hold": "g1.json"}\n' \
+	> "$tmp/ens.json"
+check "gnn+pred runs with the gated ensemble" \
+	run gnn+pred --model "$tmp/ens.json" --decision-log "$tmp/d.log"
+check "its holds carry the gate's probability in the decision log" \
+	grep -q '"hold_gate": *0\.[0-9]' "$tmp/d.log"
+check "and the why names the gate" grep -q 'learned hold gate gives a hold' "$tmp/d.log"
+run gnn+pred --model "$S/models/default-1.json" --decision-log "$tmp/d0.log"
+check "a member alone has no gate: no hold_gate in its log" \
+	sh -c "! grep -q hold_gate '$tmp/d0.log'"
+
+# bad sample files: file, line and problem
+refused() { # refused FILE TEXT: topognn-train fails, saying TEXT
+	! "$train" --holds "$1" --out "$tmp/bad.json" 2> "$tmp/err" && grep -qF "$2" "$tmp/err" &&
+		[ ! -e "$tmp/bad.json" ]
+}
+echo "something else" > "$tmp/b1.txt"
+check "a file that is not hold samples" refused "$tmp/b1.txt" "b1.txt:1: not a hold sample file"
+sed '1s/groups_saved/groups_kept/' "$tmp/h.txt" > "$tmp/b2.txt"
+check "a column of other features" refused "$tmp/b2.txt" \
+	'b2.txt:1: column 4 is "groups_kept", this topognn builds "groups_saved" there'
+sed '3s/^[^ ]* [^ ]* [^ ]* [^ ]* [^ ]*/1 1 0.5 0.5 x/' "$tmp/h.txt" > "$tmp/b3.txt"
+check "a word where a number belongs" refused "$tmp/b3.txt" "b3.txt:3: column 5: expected a number"
+head -5 "$tmp/h.txt" > "$tmp/b4.txt"
+check "too few samples to fit" refused "$tmp/b4.txt" "the gate needs at least 24"
+finish
