@@ -26,6 +26,12 @@
  * set there is, so nothing starves. Only the model and gnn policies defer;
  * tree, linear and random never do.
  *
+ * The learned hold gate (place_hold.h): under gnn, with a prediction, when
+ * a better set is predicted to free in time, the gate that comes with the
+ * ensemble decides the hold instead of the bounds above, from what they
+ * weigh (hold_features, recorded in every decision that weighed a hold:
+ * the simulator's teacher labels them for training).
+ *
  * Allocates nothing (scratch in place_defer, sized at engine creation).
  */
 #include "place_internal.h"
