@@ -255,7 +255,7 @@ run_once() { # name plugin
     echo $(( SECONDS - t0 )) > "$dir/start_s"
     grep -c 'is not running: starting it again' "$dir/cluster-start.log" > "$dir/slurmd_restarted" || true
     eval "$("$cluster" env)"
-    pid=$(tr -dc '0-9' < "$TOPOGNN_CLUSTER_DIR/run/slurmctld.pid")
+    read -r pid < "$TOPOGNN_CLUSTER_DIR/run/slurmctld.pid"   # first line: see cluster.sh pid_of
     rss_kb "$pid" VmRSS > "$dir/rss_idle_kb"
     say "$name: up in $(cat "$dir/start_s") s; submitting $jobs held jobs"
     t0=$SECONDS

@@ -178,7 +178,7 @@ EOF
 stop_daemons() {
 	local f p
 	for f in "$root"/var/tmp/topognn-test/slurmctld.pid "$root"/var/tmp/topognn-test/slurmd.pid; do
-		p=$(cat -- "$f" 2>/dev/null) || continue
+		p=$(head -n 1 -- "$f" 2>/dev/null) || continue
 		[[ $p =~ ^[0-9]+$ ]] && kill "$p" 2>/dev/null || true
 		rm -f -- "$f"
 	done

@@ -93,11 +93,14 @@ node_range() { printf 'n[001-%03d]' "$nodes"; }
 # ---- processes -------------------------------------------------------------
 
 # pid from a pid file, only if that process is alive and is the named daemon.
+# Only the first line counts: after `scontrol reconfigure` the new slurmctld
+# rewrites the file in place without truncating it, so a shorter pid (after
+# the pids wrapped) leaves the old one's last digits on a second line.
 pid_of() {
     local file=$1 name=$2 pid comm
     [[ -f "$file" ]] || return 1
-    pid=$(tr -dc '0-9' < "$file")
-    [[ -n "$pid" ]] || return 1
+    read -r pid < "$file" || [[ -n "$pid" ]] || return 1
+    [[ "$pid" =~ ^[1-9][0-9]*$ ]] || return 1
     comm=$(cat "/proc/$pid/comm" 2>/dev/null) || return 1
     [[ "$comm" == "$name" ]] || return 1
     printf '%s' "$pid"
@@ -106,12 +109,27 @@ pid_of() {
 ctld_pid() { pid_of "$ctld_pid_file" slurmctld; }
 slurmd_pid() { pid_of "$pid_dir/slurmd-$(node_name "$1").pid" slurmd; }
 
+# Daemons started with this run dir's slurm.conf, found by their command
+# line: a safety net for pid files that are gone or wrong.
+conf_pids() {
+    local cmdline pid
+    for cmdline in /proc/[0-9]*/cmdline; do
+        pid=${cmdline#/proc/}; pid=${pid%/cmdline}
+        case "$(cat "/proc/$pid/comm" 2>/dev/null)" in slurmctld|slurmd) ;; *) continue ;; esac
+        grep -qxF -- "$conf" < <(tr '\0' '\n' < "$cmdline" 2>/dev/null) && printf '%s\n' "$pid"
+    done
+    return 0
+}
+
 all_pids() {
     local i
-    ctld_pid && printf '\n' || true
-    for (( i = 1; i <= nodes; i++ )); do
-        slurmd_pid "$i" && printf '\n' || true
-    done
+    {
+        ctld_pid && printf '\n' || true
+        for (( i = 1; i <= nodes; i++ )); do
+            slurmd_pid "$i" && printf '\n' || true
+        done
+        conf_pids
+    } | sort -un
 }
 
 show_logs() {
