@@ -11,7 +11,8 @@
 # the plugin tells the engine the queue (topognn_queue.c): with the
 # cluster fragmented, a heavy job's record says the hold was refused while
 # fewer than 8 jobs wait, with the count it saw, and that the queue's
-# predicted wait allowed it once 9 wait; after a slurmctld restart the
+# predicted wait allowed it once 9 wait; with Policy=gnn the ensemble's
+# learned hold gate decides that hold instead; after a slurmctld restart the
 # state is loaded again (log line with the jobs learned); a corrupt state
 # file and a symlink in its place are logged and ignored, slurmctld stays
 # up and schedules.
@@ -195,6 +196,16 @@ if [[ "$why" == "best placement now spans "[2-4]" groups"*"and the queue's predi
     pass "loaded queue (8 pending + the job): held on the queue's predicted wait: $why"
 else
     fail "loaded queue: locality why of the heavy probe: '$why'"
+fi
+# Policy=gnn: the shipped ensemble's learned hold gate (models/default-hold.json,
+# docs/gnn.md) decides the same hold in slurmctld, and the record says so
+printf 'Policy=gnn\n' >> "$(dirname "$SLURM_CONF")/topognn.conf"
+"$cluster" restart-ctld >/dev/null || true
+why=$(probe_why)
+if [[ "$why" == *"the learned hold gate gives a hold "[01].[0-9][0-9]* ]]; then
+    pass "Policy=gnn: the ensemble's hold gate decided the hold in slurmctld: $why"
+else
+    fail "Policy=gnn: locality why of the heavy probe: '$why'"
 fi
 timeout 10 scancel "${queue_jobs[@]}" 2>/dev/null || true
 deadline=$(( SECONDS + 30 ))
