@@ -19,8 +19,8 @@
 # two more passes follow (TOPOGNN_SLURM_ALSO overrides the list, "" for none):
 # 26.05.3 builds the plugins and runs every real-cluster test again; 25.11.7
 # builds the plugins and runs the smoke, topognn, topology.yaml, parity, SPANK
-# attack and monitoring tests (not test_spank.sh nor test_report_rest.sh, to
-# keep .ci/run under 90 minutes). Each release lives
+# attack, monitoring and run-time state tests (not test_spank.sh nor
+# test_report_rest.sh, to keep .ci/run under 90 minutes). Each release lives
 # in its own prefix, a sibling slurm-VER of TOPOGNN_SLURM_PREFIX's.
 # Each step's wall time is listed at the end.
 set -uo pipefail
@@ -220,7 +220,8 @@ for ver in $slurm_also; do
 	case $ver in
 	25.11.*) slurm_tests "$ver" "$dir" tests/slurm/test_cluster_smoke.sh tests/slurm/test_topognn.sh \
 		tests/slurm/test_topology_yaml.sh tests/slurm/test_topo_parity.sh \
-		tests/slurm/test_spank_attacks.sh tests/slurm/test_monitoring.sh ;;
+		tests/slurm/test_spank_attacks.sh tests/slurm/test_monitoring.sh \
+		tests/slurm/test_runtime_state.sh ;;
 	*) slurm_tests "$ver" "$dir" tests/slurm/test_*.sh ;;
 	esac
 done
