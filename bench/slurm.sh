@@ -29,8 +29,11 @@
 #                       of its (compressed) limit, min(1 x limit, 8 h), the
 #                       wait topognn's run may spend; SchedulerParameters
 #                       adds max_switch_wait=<the largest budget>;
-#        topognn        topology/topognn, Mode=enforce, default Policy and
-#                       LocalityWait;
+#        topognn        topology/topognn, Mode=enforce, default LocalityWait,
+#                       Policy=model unless --policy gnn; --runtime-prediction
+#                       adds RuntimePrediction=yes (each run starts with no
+#                       saved predictor state: it learns from the jobs that
+#                       end within the run);
 #   4. a run: start, wait until every node is idle, then submit the whole
 #      slice ahead of time with `sbatch --begin=T0+floor(submit_s)` (T0 a
 #      start barrier far enough ahead for all submissions), so the job's
@@ -67,7 +70,9 @@
 #
 # Usage: bench/slurm.sh [--json] [--slices K] [--replicates N] [--skip J]
 #                       [--stride J] [--factor F] [--span S] [--jobs N]
-#                       [--max-runtime R] [--trace FILE] [--out DIR | --report DIR]
+#                       [--max-runtime R] [--trace FILE] [--policy model|gnn]
+#                       [--runtime-prediction] [--out DIR | --report DIR]
+#   --policy and --runtime-prediction configure the topognn arm only.
 #   --out DIR keeps the inputs, logs and records (default: a temp dir,
 #   removed at exit); --report DIR analyses a kept DIR again and prints the
 #   report without running Slurm.
@@ -104,11 +109,12 @@ readonly METRICS=(cross_group_bytes_heavy heavy_jobs_multi_group mean_wait_s
                   sched_cycle_mean_us bf_cycle_mean_us)
 
 json=0 slices=1 replicates=1 skip=0 stride=5000 factor=1000 span=60 jobs=400
-max_runtime=60 out="" report=""
+max_runtime=60 out="" report="" policy=model runtime_prediction=0
 trace="$repo_root/examples/traces/KTH-SP2-1996-2.1-cln.swf.gz"
 usage() {
     printf 'usage: %s [--json] [--slices K] [--replicates N] [--skip J] [--stride J] [--factor F]\n' "$0" >&2
-    printf '       [--span S] [--jobs N] [--max-runtime R] [--trace FILE] [--out DIR | --report DIR]\n' >&2
+    printf '       [--span S] [--jobs N] [--max-runtime R] [--trace FILE] [--policy model|gnn]\n' >&2
+    printf '       [--runtime-prediction] [--out DIR | --report DIR]\n' >&2
     exit 2
 }
 while (( $# )); do
@@ -118,7 +124,10 @@ while (( $# )); do
             (( $# >= 2 )) && [[ "$2" =~ ^[0-9]+$ ]] || usage
             v=${1#--}
             printf -v "${v//-/_}" '%s' "$2"; shift 2 ;;
-        --trace) trace=$2; shift 2 ;;
+        --trace) (( $# >= 2 )) || usage; trace=$2; shift 2 ;;
+        --policy) (( $# >= 2 )) && [[ "$2" == model || "$2" == gnn ]] || usage
+            policy=$2; shift 2 ;;
+        --runtime-prediction) runtime_prediction=1; shift ;;
         --out) out=$2; shift 2 ;;
         --report) report=$2; shift 2 ;;
         *) usage ;;
@@ -204,9 +213,9 @@ switch_budgets_max() { # work
 
 # ---- inputs ------------------------------------------------------------------
 if [[ -z "$report" ]]; then
-    printf 'slices=%d replicates=%d skip=%d stride=%d factor=%d span=%d jobs=%d max_runtime=%d\n' \
+    printf 'slices=%d replicates=%d skip=%d stride=%d factor=%d span=%d jobs=%d max_runtime=%d policy=%s runtime_prediction=%d\n' \
         "$slices" "$replicates" "$skip" "$stride" "$factor" "$span" "$jobs" "$max_runtime" \
-        > "$work/params"
+        "$policy" "$runtime_prediction" > "$work/params"
     "$build_dir/slurm-plugin/fattree_json" "$FABRIC" > "$work/graph.json"
     "$build_dir/tools/topognn-discover" --graph "$work/graph.json" --topology-conf tree \
         > "$work/topology.conf"
@@ -318,7 +327,9 @@ DecisionLog=$dir/decisions.jsonl
 Candidates=32
 ClassRule=name=^none- class=none
 ClassRule=name=^heavy- class=heavy
+Policy=$policy
 EOF
+        if (( runtime_prediction )); then echo 'RuntimePrediction=yes' >> "$dir/topognn.conf"; fi
         unset TOPOGNN_TOPOLOGY_CONF
         export TOPOGNN_PLUGIN_DIRS="$so_dir"
         export TOPOGNN_CLUSTER_EXTRA_CONF="$work/topognn-extra.conf"
@@ -523,6 +534,8 @@ if (( json )); then
     }
     printf '{"slices": %d, "replicates": %d, "pairs": %d, "pairs_tree_switches": %d, "factor": %d, "span_s": %d' \
         "$slices" "$replicates" "$(npairs topognn/tree)" "$(npairs topognn/tree-switches)" "$factor" "$span"
+    printf ', "topognn_policy": "%s", "runtime_prediction": %s' "$policy" \
+        "$( (( runtime_prediction )) && echo true || echo false)"
     printf ', "median_ratio": %s' "$(medians_json topognn/tree)"
     printf ', "median_ratio_tree_switches": %s' "$(medians_json topognn/tree-switches)"
     printf ', "median_ratio_switches_to_tree": %s' "$(medians_json tree-switches/tree)"
@@ -564,6 +577,8 @@ if (( json )); then
 else
     printf 'bench/slurm: %d slices x %d replicates of the KTH SP2 log (compressed %dx, %d s each) on 32 slurmd\n' \
         "$slices" "$replicates" "$factor" "$span"
+    printf 'topognn arm: Policy=%s, RuntimePrediction=%s\n' "$policy" \
+        "$( (( runtime_prediction )) && echo yes || echo no)"
     for (( k = 1; k <= slices; k++ )); do
         printf '\nslice %d: %s\n' "$k" "$(head -n 1 "$work/s$k/schedule.txt" | sed 's/^# //')"
         for pair in "${PAIRS[@]}"; do
