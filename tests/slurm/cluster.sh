@@ -112,11 +112,11 @@ slurmd_pid() { pid_of "$pid_dir/slurmd-$(node_name "$1").pid" slurmd; }
 # Daemons started with this run dir's slurm.conf, found by their command
 # line: a safety net for pid files that are gone or wrong.
 conf_pids() {
-    local cmdline pid
-    for cmdline in /proc/[0-9]*/cmdline; do
-        pid=${cmdline#/proc/}; pid=${pid%/cmdline}
-        case "$(cat "/proc/$pid/comm" 2>/dev/null)" in slurmctld|slurmd) ;; *) continue ;; esac
-        grep -qxF -- "$conf" < <(tr '\0' '\n' < "$cmdline" 2>/dev/null) && printf '%s\n' "$pid"
+    local dir comm
+    for dir in /proc/[0-9]*; do
+        read -r comm 2>/dev/null < "$dir/comm" || continue
+        [[ "$comm" == slurmctld || "$comm" == slurmd ]] || continue
+        grep -qxF -- "$conf" < <(tr '\0' '\n' 2>/dev/null < "$dir/cmdline") && printf '%s\n' "${dir#/proc/}"
     done
     return 0
 }
