@@ -33,7 +33,7 @@ columns() { # every sample line: 12 features and 2 objectives, numbers
 check "topognn-sim --emit-holds under lookahead-model+pred" \
 	run lookahead-model+pred --emit-holds "$tmp/h.txt"
 check "the header names this build's features, then j_hold and j_start" \
-	test "$(head -1 "$tmp/h.txt")" = "# topognn-holds 1: analytic_hold better_set wait_log_h groups_saved own_gain_log_h queue_drain_log_h duration_log_h budget_left queue_jobs_log queue_hosts_share job_hosts_share free_hosts_share j_hold j_start"
+	test "$(head -1 "$tmp/h.txt")" = "# topognn-holds 1: analytic_hold better_set wait_per_gain groups_saved comm_share drain_per_wait wait_per_duration budget_left queue_jobs_log queue_hosts_share duration_per_running wait_per_running j_hold j_start"
 check "at least 50 samples of 14 numbers each" columns "$tmp/h.txt"
 check "topognn-train --holds writes a gate" \
 	sh -c "\"$train\" --holds \"$tmp/h.txt\" --out \"$tmp/g1.json\" 2>/dev/null"

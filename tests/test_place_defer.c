@@ -221,6 +221,49 @@ static void test_defer_queue_drain(void **st)
 	fx_close(&f);
 }
 
+/* The hold features of fragmented()'s heavy probe with every duration k
+ * times as long (the jobs' remaining times, the limit, the prediction),
+ * with a loaded queue so that every feature is set. */
+static void hold_features_scaled(double k, float feat[PLACE_HOLD_FEATURES])
+{
+	fx f;
+	place_decision d;
+	place_request r;
+	double share = fragmented_share(&f, &r);
+	int a[] = { 0, 1 }, b[] = { 4, 5, 6 }, c[] = { 8, 9, 10, 11 };
+
+	place_state_free(f.s);
+	f.s = place_state_new(f.c);
+	assert_non_null(f.s);
+	job(&f, 1, a, 2, 1000 + k * 1000);
+	job(&f, 2, b, 3, 1000 + k * 500);
+	job(&f, 3, c, 4, 1000 + k * 100000);
+	place_state_set_queue(f.s, 9, 8);
+	r.time_limit_s = k * 100000;
+	r.predicted_runtime_s = k * 2 * 500 / share;
+	assert_int_equal(place_decide(f.e, f.s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
+	assert_int_equal(d.hold_weighed, 1);
+	assert_true(d.defer_wait_s == k * 500);
+	memcpy(feat, d.hold_feat, sizeof(d.hold_feat));
+	fx_close(&f);
+}
+
+/* The gate sees ratios, not times: a trace replayed 1000 times faster
+ * (bench/slurm.sh) gives it the features of the real one. */
+static void test_hold_features_scale_free(void **st)
+{
+	float one[PLACE_HOLD_FEATURES], fast[PLACE_HOLD_FEATURES], slow[PLACE_HOLD_FEATURES];
+
+	hold_features_scaled(1, one);
+	hold_features_scaled(0.01, fast); /* a hold of 5 s */
+	hold_features_scaled(1000, slow); /* of 6 days */
+	for (int i = 0; i < PLACE_HOLD_FEATURES; i++) {
+		assert_float_equal(one[i], fast[i], 1e-6);
+		assert_float_equal(one[i], slow[i], 1e-5);
+	}
+	assert_true(one[5] > 0); /* drain_per_wait: the queue was seen */
+}
+
 /* A fixed probability for the hold gate (test_hold_gate). */
 static double fixed_p(void *ctx, const float *feat)
 {
@@ -248,11 +291,16 @@ static void test_hold_gate(void **st)
 	assert_int_equal(d.hold_weighed, 1);
 	assert_true(d.hold_feat[0] == 1);     /* analytic_hold */
 	assert_true(d.hold_feat[1] == 1);     /* better_set */
-	assert_float_equal(d.hold_feat[2], log1p(500.0 / 3600), 1e-6); /* wait_log_h */
+	/* wait_per_gain: 500 s against the 1000 s its communication could save */
+	assert_float_equal(d.hold_feat[2], log1p(0.5), 1e-6);
 	assert_true(d.hold_feat[3] == 0.5f);  /* groups_saved: 2 -> 1 */
+	assert_float_equal(d.hold_feat[4], share, 1e-6); /* comm_share */
+	assert_true(d.hold_feat[5] == 0);     /* drain_per_wait: no queue */
+	assert_float_equal(d.hold_feat[6], log1p(500 * share / 1000), 1e-6); /* wait_per_duration */
 	assert_true(d.hold_feat[7] == 1);     /* budget_left: none spent */
-	assert_float_equal(d.hold_feat[10], 3.0 / 12, 1e-6); /* job_hosts_share */
-	assert_float_equal(d.hold_feat[11], 3.0 / 12, 1e-6); /* free_hosts_share */
+	/* against the running jobs' mean time left: (1000 + 500 + 100000) / 3 */
+	assert_float_equal(d.hold_feat[10], log1p(1000 / share / (101500 / 3.0)), 1e-6);
+	assert_float_equal(d.hold_feat[11], log1p(500 / (101500 / 3.0)), 1e-6);
 	/* gnn with a gate of 0.1: started now, and the why says so */
 	m = place_model_new(f.c, 1.0, 0.5);
 	assert_non_null(m);
@@ -449,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_defer_budget),
 		cmocka_unit_test(test_defer_own_gain),
 		cmocka_unit_test(test_defer_queue_drain),
+		cmocka_unit_test(test_hold_features_scale_free),
 		cmocka_unit_test(test_hold_gate),
 		cmocka_unit_test(test_defer_not_applicable),
 		cmocka_unit_test(test_defer_slurm_node_map),

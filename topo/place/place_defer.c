@@ -331,33 +331,67 @@ static double budget(const place_config *cfg, const place_request *r)
 }
 
 const char *const place_hold_feature_names[PLACE_HOLD_FEATURES] = {
-	"analytic_hold", "better_set", "wait_log_h", "groups_saved", "own_gain_log_h",
-	"queue_drain_log_h", "duration_log_h", "budget_left", "queue_jobs_log",
-	"queue_hosts_share", "job_hosts_share", "free_hosts_share",
+	"analytic_hold", "better_set", "wait_per_gain", "groups_saved", "comm_share",
+	"drain_per_wait", "wait_per_duration", "budget_left", "queue_jobs_log",
+	"queue_hosts_share", "duration_per_running", "wait_per_running",
 };
 
+/* log(1 + a / b), the ratio capped at HOLD_RATIO_MAX (and there when b is
+ * 0 but a is not): how many times one duration is another, on a scale
+ * that the longest and the shortest jobs share. */
+#define HOLD_RATIO_MAX 1000.0
+static float log_ratio(double a, double b)
+{
+	double q = b > 0 ? a / b : a > 0 ? HOLD_RATIO_MAX : 0;
+
+	return (float)log1p(q < HOLD_RATIO_MAX ? q : HOLD_RATIO_MAX);
+}
+
+/* The mean time left of the running jobs, to their expected ends: the
+ * workload's own time scale, against which a job is long or a wait short. */
+static double mean_remaining(const place_state *s, double now)
+{
+	double sum = 0;
+	int n = 0;
+
+	for (int j = 0; j < s->njobs_running; j++)
+		if (s->jobs[j].end_s > now) {
+			sum += s->jobs[j].end_s - now;
+			n++;
+		}
+	return n ? sum / n : 0;
+}
+
 /* What the hold decision sees (place_hold_feature_names): the analytic
- * rule's answer and the numbers it weighs, scaled to a few units. Times in
- * hours on log(1 + h); shares of the cluster or of the budget. */
+ * rule's answer and the numbers it weighs, as ratios of one another, of
+ * the running jobs' mean time left (how long a job or a wait is for this
+ * workload) and shares of the cluster or of the budget, never as absolute
+ * times. So the gate judges a 10-minute job's 1-minute hold as it judges a
+ * 10-hour job's 1-hour hold, and a trace replayed faster (bench/slurm.sh)
+ * or a site with shorter jobs than the training traces sees the gate it was
+ * trained as. (Times in log hours made the gate place every hold of the
+ * 1000x-compressed replay: its saved communication looked like nothing.) */
 static void hold_features(const place_defer *d, const place_cluster *c, const place_state *s,
-			  const place_request *r, place_decision *out, int nfree, int nowfree,
-			  int now_groups, int best, double when, double left, int analytic)
+			  const place_request *r, place_decision *out, int nfree, int now_groups,
+			  int best, double when, double left, int analytic)
 {
 	float *f = out->hold_feat;
-	double H = c->nhosts > 0 ? c->nhosts : 1;
+	double H = c->nhosts > 0 ? c->nhosts : 1, dur = place_request_duration(r);
+	double gain = own_gain_bound(r, out), running = mean_remaining(s, r->now_s);
+	int better = best < now_groups;
 
 	f[0] = (float)analytic;
-	f[1] = (float)(best < now_groups);
-	f[2] = best < now_groups ? (float)log1p(when / 3600) : 0;
-	f[3] = best < now_groups ? (float)(now_groups - best) / (float)now_groups : 0;
-	f[4] = (float)log1p(own_gain_bound(r, out) / 3600);
-	f[5] = (float)log1p(queue_drain_s(d, s, nfree) / 3600);
-	f[6] = (float)log1p(place_request_duration(r) / 3600);
+	f[1] = (float)better;
+	f[2] = better ? log_ratio(when, gain) : 0;
+	f[3] = better ? (float)(now_groups - best) / (float)now_groups : 0;
+	f[4] = dur > 0 ? (float)(gain / dur) : 0;
+	f[5] = better ? log_ratio(queue_drain_s(d, s, nfree), when) : 0;
+	f[6] = better ? log_ratio(when, dur) : 0;
 	f[7] = out->defer_budget_s > 0 ? (float)(left / out->defer_budget_s) : 0;
 	f[8] = (float)log1p(s->queue_jobs > 0 ? s->queue_jobs : 0);
 	f[9] = (float)(s->queue_hosts > 0 ? s->queue_hosts / H : 0);
-	f[10] = (float)(out->chosen.nhosts / H);
-	f[11] = (float)(nowfree / H);
+	f[10] = log_ratio(dur, running);
+	f[11] = better ? log_ratio(when, running) : 0;
 	out->hold_weighed = 1;
 }
 
@@ -398,7 +432,7 @@ void place_defer_check(place_defer *d, const place_cluster *c, const place_state
 	best = sweep(d, c, nfree, n, left, now_groups, out->min_groups, &when);
 	analytic = best < now_groups &&
 		   !(r->predicted_runtime_s > 0 && when > hold_bound(d, s, r, out, nfree));
-	hold_features(d, c, s, r, out, nfree, nowfree, now_groups, best, when, left, analytic);
+	hold_features(d, c, s, r, out, nfree, now_groups, best, when, left, analytic);
 	if (best >= now_groups) {
 		snprintf(out->defer_why, sizeof(out->defer_why),
 			 "no placement over fewer than %d groups (needs %d) predicted to free "
