@@ -304,6 +304,40 @@ static void print_ratios(const runs *r, int base)
 	putchar('\n');
 }
 
+/* The policy that gnn policy p is judged against: model with the same
+ * suffix ("gnn+pred" -> "model+pred"); -1 when p is not gnn or that did
+ * not run. The learned part is the reason for a gain only against it. */
+static int model_twin(const runs *r, int p)
+{
+	char name[sizeof(r->names[0]) + 2];
+
+	if (strncmp(r->names[p], "gnn", 3))
+		return -1;
+	snprintf(name, sizeof(name), "model%s", r->names[p] + 3);
+	return policy_index(r, name);
+}
+
+/* Each gnn policy over its model twin, paired per seed. */
+static void print_learned_pairs(const runs *r)
+{
+	int any = 0;
+
+	for (int p = 0; p < r->npol; p++) {
+		int m = model_twin(r, p);
+		char name[2 * sizeof(r->names[0]) + 2];
+
+		if (m < 0)
+			continue;
+		if (!any++)
+			printf("gnn over model with the same predictor, paired per seed (mean ± "
+			       "half-width of the 95%% t-interval):\n");
+		snprintf(name, sizeof(name), "%s/%s", r->names[p], r->names[m]);
+		print_ratio_row(r, m, p, name);
+	}
+	if (any)
+		putchar('\n');
+}
+
 static void print_scenario(const scenario *sc, const runs *r)
 {
 	int tree = tree_index(r), sw = policy_index(r, "tree-switches");
@@ -336,6 +370,7 @@ static void print_scenario(const scenario *sc, const runs *r)
 		print_ratios(r, tree);
 	if (sw >= 0)
 		print_ratios(r, sw);
+	print_learned_pairs(r);
 }
 
 /* Ratios of policy p (the bound, p < 0) to policy base into o as
@@ -363,7 +398,8 @@ static void ratios_json(json_t *o, const runs *r, int base, int p, const char *m
 
 /* {"ratio_mean": {metric: x}, "ratio_ci95": {metric: [lo, hi]} (to tree),
  * the same to tree-switches when it ran ("ratio_mean_tree_switches",
- * "ratio_ci95_tree_switches"), "mean": {...}} */
+ * "ratio_ci95_tree_switches") and, for a gnn policy, to its model twin
+ * paired per seed ("ratio_mean_model", "ratio_ci95_model"), "mean": {...}} */
 static json_t *policy_json(const runs *r, int tree, int p)
 {
 	json_t *o = json_object(), *abs = json_object();
@@ -380,6 +416,8 @@ static json_t *policy_json(const runs *r, int tree, int p)
 	}
 	if (sw >= 0)
 		ratios_json(o, r, sw, p, "ratio_mean_tree_switches", "ratio_ci95_tree_switches");
+	if (p >= 0 && model_twin(r, p) >= 0)
+		ratios_json(o, r, model_twin(r, p), p, "ratio_mean_model", "ratio_ci95_model");
 	json_object_set_new(o, "mean", abs);
 	return o;
 }
