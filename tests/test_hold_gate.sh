@@ -51,6 +51,8 @@ check "gnn+pred runs with the gated ensemble" \
 check "its holds carry the gate's probability in the decision log" \
 	grep -q '"hold_gate": *0\.[0-9]' "$tmp/d.log"
 check "and the why names the gate" grep -q 'learned hold gate gives a hold' "$tmp/d.log"
+check "and the features it weighed, by name" \
+	grep -q '"hold_features": *{"analytic_hold": *[01]\.0*, *"better_set": *1\.0*, *"wait_per_gain"' "$tmp/d.log"
 run gnn+pred --model "$S/models/default-1.json" --decision-log "$tmp/d0.log"
 check "a member alone has no gate: no hold_gate in its log" \
 	sh -c "! grep -q hold_gate '$tmp/d0.log'"

@@ -4,6 +4,7 @@
  * allocates freely.
  */
 #include "place_record.h"
+#include "place_scorer.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,8 +88,15 @@ static json_t *locality_json(const place_request *r, const place_decision *d)
 		json_object_set_new(o, "expected_wait_s", json_real(d->defer_wait_s));
 		json_object_set_new(o, "expected_groups", json_integer(d->defer_groups));
 	}
-	if (d->hold_p >= 0) /* the learned hold gate decided */
+	if (d->hold_p >= 0) { /* the learned hold gate decided, on these */
+		json_t *f = json_object();
+
+		for (int i = 0; f && i < PLACE_HOLD_FEATURES; i++)
+			json_object_set_new(f, place_hold_feature_names[i],
+					    json_real(d->hold_feat[i]));
 		json_object_set_new(o, "hold_gate", json_real(d->hold_p));
+		json_object_set_new(o, "hold_features", f);
+	}
 	json_object_set_new(o, "why", json_string(d->defer_why));
 	return o;
 }
