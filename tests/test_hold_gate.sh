@@ -5,7 +5,8 @@
 # topognn-train --holds fits the gate from them, the same bytes twice; an
 # ensemble naming it makes gnn+pred's holds the gate's (its probability in
 # the decision log); bad sample files are refused naming file, line and
-# problem. Prints "N passed, N failed".
+# problem; placement-report job shows what the gate weighed and which
+# decision held a job. Prints "N passed, N failed".
 set -u
 B=${BUILD_DIR:-..}
 S=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,6 +54,27 @@ check "its holds carry the gate's probability in the decision log" \
 check "and the why names the gate" grep -q 'learned hold gate gives a hold' "$tmp/d.log"
 check "and the features it weighed, by name" \
 	grep -q '"hold_features": *{"analytic_hold": *[01]\.0*, *"better_set": *1\.0*, *"wait_per_gain"' "$tmp/d.log"
+
+# placement-report job shows what the gate weighed, and a held job's hold
+rep=$B/tools/placement-report
+gated=$(grep '"hold_gate"' "$tmp/d.log" | head -1 | sed 's/^{"job": *\([0-9]*\).*/\1/')
+held=$(grep '"deferred": *true' "$tmp/d.log" | head -1 | sed 's/^{"job": *\([0-9]*\).*/\1/')
+"$rep" --decisions "$tmp/d.log" --no-color job "$gated" > "$tmp/j.txt" 2>&1
+"$rep" --decisions "$tmp/d.log" --json job "$held" > "$tmp/h.json" 2>&1
+check "placement-report job shows the gate's probability and the features by name" \
+	sh -c "grep -q '^ *hold gate  *0\.[0-9][0-9] (the learned gate holds above 0.50) on:' '$tmp/j.txt' &&
+		grep -q '^ *analytic_hold [01], better_set 1, wait_per_gain ' '$tmp/j.txt' &&
+		grep -q '^ *why  *.*learned hold gate gives a hold' '$tmp/j.txt'"
+held_json() { # what --json says of the hold: decisions, deferred, a gate, a why
+	python3 -c 'import json, sys
+h = json.load(open(sys.argv[1]))["held"]
+f = h["first"]
+print(h["decisions"] >= 1, f["deferred"], 0 <= f["hold_gate"] <= 1, f["expected_wait_s"] > 0,
+      "wait_per_gain" in f["hold_features"], "learned hold gate" in f["why"])' "$1"
+}
+check "a held job's report names the decision that held it (--json)" \
+	test "$(held_json "$tmp/h.json" 2>&1)" = "True True True True True True"
+
 run gnn+pred --model "$S/models/default-1.json" --decision-log "$tmp/d0.log"
 check "a member alone has no gate: no hold_gate in its log" \
 	sh -c "! grep -q hold_gate '$tmp/d0.log'"

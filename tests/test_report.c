@@ -406,6 +406,50 @@ static void test_metrics_deferrals(void **state)
 	report_log_free(&log);
 }
 
+/* What a heavy request's locality weighed, read back: the budget, the
+ * engine's sentence, the learned gate's probability and its features by
+ * name in record order; a record without them says "unknown". */
+static void test_log_locality_gate(void **state)
+{
+	static const char *const text =
+		"{\"job\":7,\"timestamp\":10,\"ok\":true,\"policy\":\"gnn\","
+		"\"chosen\":{\"hosts\":[\"a\",\"b\"],\"groups\":2},"
+		"\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true,"
+		"\"waited_s\":0,\"budget_s\":3600,\"expected_wait_s\":101,"
+		"\"expected_groups\":1,\"hold_gate\":0.94,\"hold_features\":"
+		"{\"analytic_hold\":1,\"better_set\":1,\"wait_per_gain\":0.06},"
+		"\"why\":\"held: the gate gives 0.94\"}}\n"
+		"{\"job\":7,\"timestamp\":110,\"ok\":true,\"policy\":\"gnn\","
+		"\"chosen\":{\"hosts\":[\"c\",\"d\"],\"groups\":1},"
+		"\"locality\":{\"min_groups\":1,\"checked\":false,\"waited_s\":100}}\n";
+	report_log log;
+	topo_error err;
+	const report_decision *d;
+
+	(void)state;
+	assert_int_equal(report_log_load_mem(text, strlen(text), "g.log", &log, &err), 0);
+	d = &log.d[0];
+	assert_true(d->locality_checked && d->deferred);
+	assert_int_equal(d->min_groups, 1);
+	assert_int_equal(d->expected_groups, 1);
+	assert_true(d->budget_s == 3600 && d->expected_wait_s == 101);
+	assert_true(d->hold_gate == 0.94);
+	assert_int_equal(d->nhold_features, 3);
+	assert_string_equal(d->hold_feature[0], "analytic_hold");
+	assert_string_equal(d->hold_feature[2], "wait_per_gain");
+	assert_true(d->hold_value[2] == 0.06);
+	assert_string_equal(d->locality_why, "held: the gate gives 0.94");
+	d = &log.d[1]; /* the placement after it: no gate, no budget */
+	assert_false(d->locality_checked || d->deferred);
+	assert_true(d->waited_s == 100);
+	assert_true(isnan(d->hold_gate) && isnan(d->budget_s));
+	assert_int_equal(d->nhold_features, 0);
+	assert_int_equal(d->expected_groups, -1);
+	assert_string_equal(d->locality_why, "");
+	assert_ptr_equal(report_log_find(&log, 7), &log.d[1]);
+	report_log_free(&log);
+}
+
 static void drop_file(const char *dir, const char *name)
 {
 	char path[1024];
@@ -528,6 +572,7 @@ int main(void)
 		cmocka_unit_test(test_log_missing_file), cmocka_unit_test(test_rest_jobs_nodes),
 		cmocka_unit_test(test_rest_errors),      cmocka_unit_test(test_node_reports),
 		cmocka_unit_test(test_stats_and_metrics), cmocka_unit_test(test_metrics_deferrals),
+		cmocka_unit_test(test_log_locality_gate),
 		cmocka_unit_test(test_node_summary_metrics), cmocka_unit_test(test_why_lost),
 	};
 

@@ -62,6 +62,78 @@ static void choice_row(const report_choice *c, const char *role, const char *why
 	       c->nhosts, c->groups, c->leaves, c->diameter, cost, comm, frag, why ? why : "");
 }
 
+/* Whether the record says anything about waiting for locality. */
+static int has_locality(const report_decision *d)
+{
+	return d->locality_checked || d->deferred || d->waited_s > 0;
+}
+
+/* The locality wait as the engine weighed it (docs/decision-record.md):
+ * NULL when the record says nothing of it. */
+static json_t *locality_json(const report_decision *d)
+{
+	json_t *o, *f;
+
+	if (!has_locality(d))
+		return NULL;
+	o = json_pack("{s:b, s:b, s:f}", "checked", d->locality_checked, "deferred",
+		      d->deferred, "waited_s", d->waited_s);
+	if (!o)
+		return NULL;
+	if (d->min_groups >= 0)
+		json_object_set_new(o, "min_groups", json_integer(d->min_groups));
+	if (!isnan(d->budget_s))
+		json_object_set_new(o, "budget_s", json_real(d->budget_s));
+	if (d->deferred && !isnan(d->expected_wait_s))
+		json_object_set_new(o, "expected_wait_s", json_real(d->expected_wait_s));
+	if (d->deferred && d->expected_groups >= 0)
+		json_object_set_new(o, "expected_groups", json_integer(d->expected_groups));
+	if (!isnan(d->hold_gate)) {
+		f = json_object();
+		for (int i = 0; f && i < d->nhold_features; i++)
+			json_object_set_new(f, d->hold_feature[i], json_real(d->hold_value[i]));
+		json_object_set_new(o, "hold_gate", json_real(d->hold_gate));
+		json_object_set_new(o, "hold_features", f);
+	}
+	if (d->locality_why[0])
+		json_object_set_new(o, "why", json_string(d->locality_why));
+	return o;
+}
+
+/* The same as text: what was weighed, the gate's say, the engine's why;
+ * every line after pad (a held decision's lines sit under its heading). */
+static void locality_print(const report_decision *d, const char *pad)
+{
+	if (!has_locality(d))
+		return;
+	printf("%s  locality      %s", pad, d->deferred ? "deferred (not started by this decision)"
+					    : d->waited_s > 0 ? "started after waiting" : "weighed");
+	if (d->min_groups >= 0)
+		printf("; fewest groups %d", d->min_groups);
+	if (d->waited_s > 0 || !isnan(d->budget_s))
+		printf("; waited %.0f s", d->waited_s);
+	if (!isnan(d->budget_s))
+		printf(" of a %.0f s budget", d->budget_s);
+	printf("\n");
+	if (d->deferred && !isnan(d->expected_wait_s))
+		printf("%s                waits about %.0f s for %d group%s\n", pad,
+		       d->expected_wait_s, d->expected_groups, d->expected_groups == 1 ? "" : "s");
+	if (!isnan(d->hold_gate)) {
+		printf("%s  hold gate     %.2f (the learned gate holds above 0.50) on:", pad,
+		       d->hold_gate);
+		for (int i = 0; i < d->nhold_features; i++) { /* four to a line */
+			if (i % 4)
+				printf(", ");
+			else
+				printf("\n%s                ", pad);
+			printf("%s %.3g", d->hold_feature[i], d->hold_value[i]);
+		}
+		printf("\n");
+	}
+	if (d->locality_why[0])
+		printf("%s  why           %s\n", pad, d->locality_why);
+}
+
 /* What cmd_job shows of a decision, beyond the record itself. */
 typedef struct job_view {
 	const report_decision *d;
@@ -72,6 +144,8 @@ typedef struct job_view {
 	report_node_outcome *nodes;      /* the node side's reports */
 	int nnodes;
 	report_node_skips skips;         /* files in the report dir not read, and why */
+	const report_decision *held;     /* the first decision that deferred the job */
+	int nheld;                       /* how many did, up to the one that placed it */
 } job_view;
 
 static int job_json(struct ctx *x, const job_view *v)
@@ -117,6 +191,13 @@ static int job_json(struct ctx *x, const job_view *v)
 			    ? json_null() : json_real(d->chosen.confidence));
 	json_object_set_new(root, "followed",
 			    d->followed < 0 ? json_null() : json_boolean(d->followed));
+	if (has_locality(d))
+		json_object_set_new(root, "locality", locality_json(d));
+	if (v->held)
+		json_object_set_new(root, "held",
+				    json_pack("{s:i, s:f, s:o*}", "decisions", v->nheld,
+					      "first_timestamp", v->held->timestamp, "first",
+					      locality_json(v->held)));
 	json_object_set_new(root, "chosen", choice_json(&d->chosen, "chosen", NULL));
 	if (d->baseline.nhosts) {
 		report_why_lost(&d->chosen, &d->baseline, why, sizeof(why));
@@ -205,6 +286,12 @@ static void job_print(struct ctx *x, const job_view *v)
 	if (!isnan(d->chosen.confidence))
 		printf("  confidence    %.2f (share of the gnn ensemble's models that rank "
 		       "this placement first)\n", d->chosen.confidence);
+	locality_print(d, "");
+	if (v->held) {
+		printf("  held by       %d decision%s, the first %s:\n", v->nheld,
+		       v->nheld == 1 ? "" : "s", fmt_time(v->held->timestamp, tb, sizeof(tb)));
+		locality_print(v->held, "  ");
+	}
 	if (d->followed == 0)
 		printf("  %sSlurm did not follow topognn%s (shadow mode?): it chose %s\n",
 		       YELLOW, RESET, v->hl);
@@ -300,6 +387,9 @@ int cmd_job(struct ctx *x)
 		return 1;
 	}
 	v.d = d;
+	for (const report_decision *e = x->log.d; e < d; e++) /* log order: up to d */
+		if (e->job == d->job && e->deferred && !v.nheld++)
+			v.held = e;
 	if (x->c)
 		for (int i = 0; i < d->nallocated && nh < 4096; i++) {
 			int h = place_cluster_find_host(x->c, d->allocated[i]);

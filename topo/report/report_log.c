@@ -237,6 +237,28 @@ static int copy_hosts(const report_choice *c, char ***out, int *n)
 	return 0;
 }
 
+/* What a heavy request's "locality" says beyond deferred and waited_s:
+ * the budget, the sentence and, when the learned gate decided, its
+ * probability and features (docs/decision-record.md). */
+static void locality_from(json_t *loc, report_decision *d)
+{
+	json_t *f = json_object_get(loc, "hold_features"), *v;
+	const char *k;
+
+	d->locality_checked = json_is_true(json_object_get(loc, "checked"));
+	d->min_groups = inum(json_object_get(loc, "min_groups"), -1);
+	d->expected_groups = inum(json_object_get(loc, "expected_groups"), -1);
+	d->budget_s = num(json_object_get(loc, "budget_s"), NAN);
+	copy_str(d->locality_why, sizeof(d->locality_why), json_object_get(loc, "why"));
+	d->hold_gate = num(json_object_get(loc, "hold_gate"), NAN);
+	json_object_foreach(f, k, v) {
+		if (d->nhold_features == REPORT_HOLD_FEATURES || !json_is_number(v))
+			continue;
+		snprintf(d->hold_feature[d->nhold_features], sizeof(d->hold_feature[0]), "%s", k);
+		d->hold_value[d->nhold_features++] = json_number_value(v);
+	}
+}
+
 /* The fields of an engine decision record: all but what a commit line says
  * instead (the format, the allocation, whether it was followed). */
 static int record_fields(json_t *o, report_decision *d, const char **why)
@@ -258,6 +280,7 @@ static int record_fields(json_t *o, report_decision *d, const char **why)
 	d->deferred = json_is_true(json_object_get(loc, "deferred"));
 	d->waited_s = num(json_object_get(loc, "waited_s"), 0);
 	d->expected_wait_s = num(json_object_get(loc, "expected_wait_s"), NAN);
+	locality_from(loc, d);
 	request_from(json_object_get(o, "request"), d);
 	if (choice_from(json_object_get(o, "chosen"), &d->chosen, why) ||
 	    choice_from(json_object_get(o, "baseline"), &d->baseline, why))
@@ -419,7 +442,8 @@ static int parse_line(report_log *log, job_index *jx, const char *s, size_t len,
 	d.line = line;
 	d.followed = -1;
 	d.latency_us = d.end_time = d.elapsed_s = d.realised_slowdown = NAN;
-	d.wait_s = d.expected_wait_s = NAN;
+	d.wait_s = d.expected_wait_s = d.budget_s = d.hold_gate = NAN;
+	d.min_groups = d.expected_groups = -1;
 	if (json_is_integer(job = json_object_get(o, "job"))) {
 		rc = from_record(o, &d, &why);
 	} else if (json_is_integer(job = json_object_get(o, "job_id"))) {

@@ -24,6 +24,9 @@
 
 #include "topo_error.h"
 
+/* The most hold-gate features a report keeps (the engine records 12). */
+#define REPORT_HOLD_FEATURES 24
+
 /* One host set with what the scorer said about it. Unknown numbers are
  * -1 (counts) or NAN (costs). */
 typedef struct report_choice {
@@ -62,6 +65,20 @@ typedef struct report_decision {
 	int deferred;
 	double waited_s;
 	double expected_wait_s; /* deferred: the predicted wait; NAN unknown */
+	/* the rest of what was weighed (heavy requests; docs/decision-record.md):
+	 * checked = the locality wait was weighed at all; min_groups the
+	 * fewest groups that could ever hold the job (-1 unknown); budget_s the
+	 * wait allowed (NAN unknown); expected_groups what a deferred job waits
+	 * for (-1 unknown); why the engine's sentence ("" none) */
+	int locality_checked, min_groups, expected_groups;
+	double budget_s;
+	char locality_why[512];
+	/* the learned hold gate, when it decided: its probability of holding
+	 * (NAN: it did not) and what it weighed, by name, in record order */
+	double hold_gate;
+	int nhold_features;
+	char hold_feature[REPORT_HOLD_FEATURES][32];
+	double hold_value[REPORT_HOLD_FEATURES];
 	/* choices (nhosts 0 when absent) */
 	report_choice chosen, baseline;
 	report_choice *alternatives;
