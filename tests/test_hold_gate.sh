@@ -6,7 +6,7 @@
 # ensemble naming it makes gnn+pred's holds the gate's (its probability in
 # the decision log); bad sample files are refused naming file, line and
 # problem; placement-report job shows what the gate weighed and which
-# decision held a job. Prints "N passed, N failed".
+# decision held a job, history the holds against their predicted waits. Prints "N passed, N failed".
 set -u
 B=${BUILD_DIR:-..}
 S=$(cd "$(dirname "$0")/.." && pwd)
@@ -74,6 +74,10 @@ print(h["decisions"] >= 1, f["deferred"], 0 <= f["hold_gate"] <= 1, f["expected_
 }
 check "a held job's report names the decision that held it (--json)" \
 	test "$(held_json "$tmp/h.json" 2>&1)" = "True True True True True True"
+"$rep" --decisions "$tmp/d.log" --no-color history > "$tmp/hist.txt" 2>&1
+check "placement-report history counts the holds and the wait they got against the promise" \
+	sh -c "grep -q '^  holds  *[1-9][0-9]* jobs\{0,1\} held for locality, [0-9]* placed over the groups they waited for' '$tmp/hist.txt' &&
+		grep -q 'wait got / predicted when held: median [0-9.]*x' '$tmp/hist.txt'"
 
 run gnn+pred --model "$S/models/default-1.json" --decision-log "$tmp/d0.log"
 check "a member alone has no gate: no hold_gate in its log" \

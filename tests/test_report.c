@@ -450,6 +450,58 @@ static void test_log_locality_gate(void **state)
 	report_log_free(&log);
 }
 
+/* History's holds: job 7 held twice (the first deferral is the promise)
+ * and placed on the 1 group it waited for after 300 s; job 8 held for 1
+ * group, placed over 2 after 50 s (not kept); job 9 placed after waiting
+ * with no deferral in the log (not a hold it can judge); job 7's decision
+ * at 500 lies outside the window [0, 400]. */
+static void test_history_holds(void **state)
+{
+	static const char *const text =
+		"{\"job\":7,\"timestamp\":10,\"ok\":true,\"chosen\":{\"hosts\":[\"a\",\"b\"],"
+		"\"groups\":2},\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true,"
+		"\"expected_wait_s\":100,\"expected_groups\":1}}\n"
+		"{\"job\":8,\"timestamp\":20,\"ok\":true,\"chosen\":{\"hosts\":[\"a\",\"b\"],"
+		"\"groups\":2},\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true,"
+		"\"expected_wait_s\":200,\"expected_groups\":1}}\n"
+		"{\"job\":7,\"timestamp\":110,\"ok\":true,\"chosen\":{\"hosts\":[\"a\",\"b\"],"
+		"\"groups\":2},\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true,"
+		"\"expected_wait_s\":10,\"expected_groups\":1}}\n"
+		"{\"job\":8,\"timestamp\":70,\"ok\":true,\"chosen\":{\"hosts\":[\"c\",\"d\"],"
+		"\"groups\":2},\"locality\":{\"min_groups\":1,\"checked\":true,\"waited_s\":50}}\n"
+		"{\"job\":7,\"timestamp\":310,\"ok\":true,\"chosen\":{\"hosts\":[\"c\",\"d\"],"
+		"\"groups\":1},\"locality\":{\"min_groups\":1,\"checked\":false,\"waited_s\":300}}\n"
+		"{\"job\":9,\"timestamp\":320,\"ok\":true,\"chosen\":{\"hosts\":[\"e\",\"f\"],"
+		"\"groups\":1},\"locality\":{\"min_groups\":1,\"checked\":false,\"waited_s\":30}}\n"
+		"{\"job\":7,\"timestamp\":500,\"ok\":true,\"chosen\":{\"hosts\":[\"a\",\"b\"],"
+		"\"groups\":2},\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true,"
+		"\"expected_wait_s\":10,\"expected_groups\":1}}\n"
+		"{\"job\":7,\"timestamp\":600,\"ok\":true,\"chosen\":{\"hosts\":[\"c\",\"d\"],"
+		"\"groups\":1},\"locality\":{\"min_groups\":1,\"checked\":false,\"waited_s\":100}}\n";
+	report_log log;
+	report_stats st;
+	topo_error err;
+
+	(void)state;
+	assert_int_equal(report_log_load_mem(text, strlen(text), "h.log", &log, &err), 0);
+	assert_int_equal(report_stats_compute(&log, 0, 400, &st), 0);
+	assert_int_equal(st.holds, 2);
+	assert_int_equal(st.holds_kept, 1);
+	assert_true(st.hold_realised_sum_s == 350);
+	/* medians by nearest rank, as the latency quantiles: the lower of two */
+	assert_true(st.hold_predicted_median_s == 100); /* of 100 and 200 */
+	assert_true(st.hold_realised_median_s == 50);   /* of 300 and 50 */
+	assert_true(st.hold_ratio_median == 0.25);      /* of 3 and 0.25 */
+	assert_int_equal(report_stats_compute(&log, -INFINITY, INFINITY, &st), 0);
+	assert_int_equal(st.holds, 3); /* job 7 requeued: its second hold from 500 */
+	assert_int_equal(st.holds_kept, 2);
+	assert_true(st.hold_ratio_median == 3);         /* of 3, 0.25 and 10 */
+	assert_int_equal(report_stats_compute(&log, 0, 5, &st), 0);
+	assert_int_equal(st.holds, 0);
+	assert_true(isnan(st.hold_ratio_median) && isnan(st.hold_realised_median_s));
+	report_log_free(&log);
+}
+
 static void drop_file(const char *dir, const char *name)
 {
 	char path[1024];
@@ -572,7 +624,7 @@ int main(void)
 		cmocka_unit_test(test_log_missing_file), cmocka_unit_test(test_rest_jobs_nodes),
 		cmocka_unit_test(test_rest_errors),      cmocka_unit_test(test_node_reports),
 		cmocka_unit_test(test_stats_and_metrics), cmocka_unit_test(test_metrics_deferrals),
-		cmocka_unit_test(test_log_locality_gate),
+		cmocka_unit_test(test_log_locality_gate), cmocka_unit_test(test_history_holds),
 		cmocka_unit_test(test_node_summary_metrics), cmocka_unit_test(test_why_lost),
 	};
 

@@ -17,6 +17,34 @@
 
 /* ---- history ---------------------------------------------------------------- */
 
+static json_t *num_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+/* Holds for locality: how many, whether they got what they waited for,
+ * and the wait they got against the wait predicted when they were held. */
+static json_t *hold_json(const report_stats *st)
+{
+	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:f}", "jobs", st->holds, "kept",
+			 st->holds_kept, "predicted_wait_median_s",
+			 num_or_null(st->hold_predicted_median_s), "realised_wait_median_s",
+			 num_or_null(st->hold_realised_median_s), "realised_per_predicted_median",
+			 num_or_null(st->hold_ratio_median), "realised_wait_sum_s",
+			 st->hold_realised_sum_s);
+}
+
+static void hold_print(const report_stats *st)
+{
+	printf("  holds              %d job%s held for locality, %d placed over the groups "
+	       "they waited for; %.0f job-seconds held\n", st->holds, st->holds == 1 ? "" : "s",
+	       st->holds_kept, st->hold_realised_sum_s);
+	if (!isnan(st->hold_ratio_median))
+		printf("                     wait got / predicted when held: median %.2fx "
+		       "(predicted %.0f s, got %.0f s)\n", st->hold_ratio_median,
+		       st->hold_predicted_median_s, st->hold_realised_median_s);
+}
+
 int cmd_history(struct ctx *x)
 {
 	double since = -INFINITY, until = INFINITY;
@@ -66,6 +94,7 @@ int cmd_history(struct ctx *x)
 		json_object_set_new(root, "heavy_jobs", json_integer(st.heavy));
 		json_object_set_new(root, "heavy_spanning_groups", json_integer(st.heavy_spanning));
 		json_object_set_new(root, "ended", json_integer(st.ended));
+		json_object_set_new(root, "holds", hold_json(&st));
 		json_object_set_new(root, "exported_samples", exported < 0 ? json_null()
 				    : json_integer(exported));
 		json_object_set_new(root, "notes", notes_json(x));
@@ -90,6 +119,8 @@ int cmd_history(struct ctx *x)
 			       100.0 * st.agree / st.shadow);
 		if (st.not_followed)
 			printf("  not followed       %d (Slurm allocated other hosts)\n", st.not_followed);
+		if (st.holds)
+			hold_print(&st);
 		printf("  ended with outcome %d\n", st.realised);
 		if (exported > 0)
 			printf("  exported           %d samples to %s (topognn-train --samples %s)\n",

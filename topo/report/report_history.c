@@ -38,6 +38,84 @@ static void count_policy(report_stats *st, const char *p)
 	}
 }
 
+/* A decision's place in hold_stats' order: by job, then log order. */
+typedef struct job_line {
+	uint32_t job;
+	int i;
+} job_line;
+
+static int by_job(const void *a, const void *b)
+{
+	const job_line *x = a, *y = b;
+
+	return x->job != y->job ? (x->job > y->job) - (x->job < y->job) : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The holds of report_stats: each job's decisions in log order; a
+ * deferral opens a hold (the first since the job's last placement), the
+ * placement after it closes it. -1 when memory runs out. */
+static int hold_stats(const report_log *log, double since, double until, report_stats *st)
+{
+	job_line *idx = malloc(((size_t)log->n + 1) * sizeof(job_line));
+	int n = 0, open = -1;
+	double *pred = malloc(((size_t)log->n + 1) * 3 * sizeof(double)), *real, *ratio;
+
+	st->hold_predicted_median_s = st->hold_realised_median_s = st->hold_ratio_median = NAN;
+	if (!idx || !pred) {
+		free(idx);
+		free(pred);
+		return -1;
+	}
+	real = pred + log->n + 1;
+	ratio = real + log->n + 1;
+	for (int i = 0; i < log->n; i++)
+		if (log->d[i].ok)
+			idx[n++] = (job_line){log->d[i].job, i};
+	qsort(idx, (size_t)n, sizeof(*idx), by_job);
+	for (int k = 0; k < n; k++) {
+		const report_decision *d = &log->d[idx[k].i], *h;
+
+		if (k > 0 && idx[k - 1].job != d->job)
+			open = -1;
+		if (d->deferred) {
+			if (open < 0)
+				open = idx[k].i;
+			continue;
+		}
+		h = open >= 0 ? &log->d[open] : NULL;
+		open = -1;
+		if (!h || d->waited_s <= 0 || d->timestamp < since || d->timestamp > until)
+			continue;
+		st->holds_kept += d->chosen.groups >= 0 &&
+				  d->chosen.groups <= (h->expected_groups >= 0 ? h->expected_groups
+									     : h->min_groups);
+		st->hold_realised_sum_s += d->waited_s;
+		real[st->holds] = d->waited_s;
+		pred[st->holds] = h->expected_wait_s;
+		ratio[st->holds] = h->expected_wait_s > 0 ? d->waited_s / h->expected_wait_s : NAN;
+		st->holds++;
+	}
+	if (st->holds) {
+		int np = 0, nr = 0;
+
+		for (int i = 0; i < st->holds; i++) { /* unknown predictions drop out */
+			if (!isnan(pred[i]))
+				pred[np++] = pred[i];
+			if (!isnan(ratio[i]))
+				ratio[nr++] = ratio[i];
+		}
+		topo_sort_doubles(real, (size_t)st->holds);
+		topo_sort_doubles(pred, (size_t)np);
+		topo_sort_doubles(ratio, (size_t)nr);
+		st->hold_realised_median_s = topo_quantile(real, (size_t)st->holds, 0.5);
+		st->hold_predicted_median_s = np ? topo_quantile(pred, (size_t)np, 0.5) : NAN;
+		st->hold_ratio_median = nr ? topo_quantile(ratio, (size_t)nr, 0.5) : NAN;
+	}
+	free(idx);
+	free(pred);
+	return 0;
+}
+
 int report_stats_compute(const report_log *log, double since, double until, report_stats *st)
 {
 	double *lat = malloc(((size_t)log->n + 1) * sizeof(double));
@@ -118,7 +196,7 @@ int report_stats_compute(const report_log *log, double since, double until, repo
 	st->realised_slowdown_mean = st->realised ? rsum / st->realised : NAN;
 	st->slowdown_mae = st->realised ? esum / st->realised : NAN;
 	free(lat);
-	return 0;
+	return hold_stats(log, since, until, st);
 }
 
 /* ---- export ---------------------------------------------------------------- */

@@ -53,6 +53,14 @@ typedef struct report_stats {
 	double slowdown_mae;   /* mean |predicted - realised| */
 	/* heavy multi-host jobs spanning several groups */
 	int heavy, heavy_spanning;
+	/* holds for locality: jobs placed in the window after waiting, whose
+	 * first deferral (since their previous placement) is in the log. Kept:
+	 * placed over no more groups than the hold waited for. The medians are
+	 * of the first deferral's predicted wait, of the wait the job got, and
+	 * of their ratio (realised / predicted; NAN without holds). */
+	int holds, holds_kept;
+	double hold_predicted_median_s, hold_realised_median_s, hold_ratio_median;
+	double hold_realised_sum_s;
 } report_stats;
 
 /* Statistics of the decisions with since <= timestamp <= until. Returns 0,
