@@ -171,7 +171,7 @@ static void test_record_locality(void **st)
 	assert_true(json_real_value(json_object_get(loc, "expected_wait_s")) == 500);
 	assert_int_equal(json_integer_value(json_object_get(loc, "expected_groups")), 1);
 	assert_non_null(strstr(json_string_value(json_object_get(loc, "why")),
-			       "best placement now spans 2 groups (needs 1)"));
+			       "best placement now spans 2 groups (needs 1); 1 group predicted"));
 	json_decref(o);
 	free(line);
 	/* once su2 is free it is placed; the record keeps how long it waited */

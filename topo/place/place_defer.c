@@ -303,6 +303,12 @@ static double hold_bound(const place_defer *d, const place_state *s, const place
 	return q > own ? q : own;
 }
 
+/* "s" after a count of groups other than one, for the why strings. */
+static const char *plural(int n)
+{
+	return n == 1 ? "" : "s";
+}
+
 /* Why a job is held. When only the queue's predicted wait allowed the hold
  * (longer than its own communication could save), it says so: the one
  * place the decision record shows that the queue was seen. */
@@ -310,9 +316,10 @@ static void defer_why_held(const place_defer *d, const place_state *s, const pla
 			   place_decision *out, int nfree, double when, double left)
 {
 	int n = snprintf(out->defer_why, sizeof(out->defer_why),
-			 "best placement now spans %d groups (needs %d); %d groups predicted to "
+			 "best placement now spans %d group%s (needs %d); %d group%s predicted to "
 			 "free in %.0f s, within the %.0f s left of its locality wait",
-			 out->chosen.groups, out->min_groups, out->defer_groups, when, left);
+			 out->chosen.groups, plural(out->chosen.groups), out->min_groups,
+			 out->defer_groups, plural(out->defer_groups), when, left);
 
 	if (r->predicted_runtime_s > 0 && when > own_gain_bound(r, out) && n > 0 &&
 	    (size_t)n < sizeof(out->defer_why))
@@ -417,9 +424,9 @@ void place_defer_check(place_defer *d, const place_cluster *c, const place_state
 	left = out->defer_budget_s - r->deferred_s;
 	if (left < 1) {
 		snprintf(out->defer_why, sizeof(out->defer_why),
-			 "locality wait budget of %.0f s spent after %.0f s: placed over %d groups "
+			 "locality wait budget of %.0f s spent after %.0f s: placed over %d group%s "
 			 "(needs %d)", out->defer_budget_s, r->deferred_s, out->chosen.groups,
-			 out->min_groups);
+			 plural(out->chosen.groups), out->min_groups);
 		return;
 	}
 	nfree = host_keys(d, c, s, r, usable);
@@ -435,9 +442,9 @@ void place_defer_check(place_defer *d, const place_cluster *c, const place_state
 	hold_features(d, c, s, r, out, nfree, now_groups, best, when, left, analytic);
 	if (best >= now_groups) {
 		snprintf(out->defer_why, sizeof(out->defer_why),
-			 "no placement over fewer than %d groups (needs %d) predicted to free "
+			 "no placement over fewer than %d group%s (needs %d) predicted to free "
 			 "within the %.0f s left of its locality wait: placed now",
-			 out->chosen.groups, out->min_groups, left);
+			 out->chosen.groups, plural(out->chosen.groups), out->min_groups, left);
 		return;
 	}
 	hold = analytic;
@@ -448,15 +455,16 @@ void place_defer_check(place_defer *d, const place_cluster *c, const place_state
 	if (!hold) {
 		if (out->hold_p >= 0)
 			snprintf(out->defer_why, sizeof(out->defer_why),
-				 "%d groups (needs %d) predicted to free in %.0f s, but the learned "
+				 "%d group%s (needs %d) predicted to free in %.0f s, but the learned "
 				 "hold gate gives a hold %.2f: placed now over %d",
-				 best, out->min_groups, when, out->hold_p, out->chosen.groups);
+				 best, plural(best), out->min_groups, when, out->hold_p,
+				 out->chosen.groups);
 		else
 			snprintf(out->defer_why, sizeof(out->defer_why),
-				 "%d groups (needs %d) free in %.0f s, more than the %.0f s of "
+				 "%d group%s (needs %d) free in %.0f s, more than the %.0f s of "
 				 "communication in its predicted run time of %.0f s and the queue's "
 				 "predicted %.0f s (%d jobs waiting): placed now over %d",
-				 best, out->min_groups, when, own_gain_bound(r, out),
+				 best, plural(best), out->min_groups, when, own_gain_bound(r, out),
 				 place_request_duration(r), queue_drain_s(d, s, nfree),
 				 s->queue_jobs, out->chosen.groups);
 		return;
@@ -467,11 +475,11 @@ void place_defer_check(place_defer *d, const place_cluster *c, const place_state
 	out->defer_group_mask = d->mask;
 	if (out->hold_p >= 0)
 		snprintf(out->defer_why, sizeof(out->defer_why),
-			 "best placement now spans %d groups (needs %d); %d groups predicted to "
+			 "best placement now spans %d group%s (needs %d); %d group%s predicted to "
 			 "free in %.0f s, within the %.0f s left of its locality wait; the "
 			 "learned hold gate gives a hold %.2f",
-			 out->chosen.groups, out->min_groups, out->defer_groups, when, left,
-			 out->hold_p);
+			 out->chosen.groups, plural(out->chosen.groups), out->min_groups,
+			 out->defer_groups, plural(out->defer_groups), when, left, out->hold_p);
 	else
 		defer_why_held(d, s, r, out, nfree, when, left);
 }
