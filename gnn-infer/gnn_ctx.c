@@ -231,6 +231,21 @@ static void plan_rows(gnn_ctx *ctx, const gnn_graph *g, size_t n_out)
 	}
 }
 
+/* Whether a and b have their graph layers at the same embed steps: then
+ * plan_rows gives them the same rows (an ensemble's members usually do, and
+ * the scan of the graph is made once). */
+static int same_graph_steps(const gnn_ctx *a, const gnn_ctx *b)
+{
+	size_t i;
+
+	if (a->n_embed_steps != b->n_embed_steps)
+		return 0;
+	for (i = 0; i < a->n_embed_steps; i++)
+		if (is_graph_layer(a->steps[i].layer) != is_graph_layer(b->steps[i].layer))
+			return 0;
+	return 1;
+}
+
 /* Embed steps from `first` on, the input in ctx->vbuf[cur]. */
 static void run_embed(gnn_ctx *ctx, const gnn_graph *g, size_t first, int cur, float *out)
 {
@@ -344,7 +359,10 @@ int gnn_embed_ensemble(gnn_ctx *const *ctxs, size_t n, const gnn_graph *g,
 	for (i = 0; i < n; i++) {
 		if (!graph_fits(ctxs[i], g, n_out))
 			return fail_all(ctxs, n, i);
-		plan_rows(ctxs[i], g, n_out);
+		if (i > 0 && same_graph_steps(ctxs[0], ctxs[i]))
+			memcpy(ctxs[i]->rows, ctxs[0]->rows, ctxs[0]->n_embed_steps * sizeof(size_t));
+		else
+			plan_rows(ctxs[i], g, n_out);
 		if (ctxs[i]->rows[0] > rows0)
 			rows0 = ctxs[i]->rows[0];
 	}

@@ -6,7 +6,8 @@
  * slurmctld's hot path, the analysis one is the general one for tools; on the
  * fat trees and rail-optimized fabrics the engine is built for, they must give
  * the same number for every pair of hosts. Checked on the DGX H100 SuperPOD
- * dump and on generated fat trees with and without a core level.
+ * dump, on generated fat trees with and without a core level, and on one
+ * with more host classes than the engine tabulates (PLACE_CLASS_HOPS_MAX).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "place.h"
+#include "place_internal.h"
 #include "topo_analysis.h"
 #include "topo_fattree.h"
 #include "topo_graph.h"
@@ -36,6 +38,9 @@ static long compare_all(const topo_graph *g, int hist[5])
 
 	assert_non_null(c);
 	assert_non_null(ix);
+	/* the class table is there exactly when the classes fit in it */
+	assert_int_equal(c->class_hops != NULL, c->nclasses <= PLACE_CLASS_HOPS_MAX);
+	printf("# %d host classes%s\n", c->nclasses, c->class_hops ? ", hops tabulated" : "");
 	H = place_cluster_nhosts(c);
 	vid = malloc((size_t)H * sizeof(*vid));
 	assert_non_null(vid);
@@ -122,6 +127,28 @@ static void test_fattree_four_groups(void **state)
 	fattree("groups=4,hosts=8,rails=2,oversub=2,spines=4", want);
 }
 
+/* More host classes than the engine tabulates (PLACE_CLASS_HOPS_MAX): 1,040
+ * units of one host each are 1,040 classes, so the engine walks each pair's
+ * rails as it comes, and still agrees with the analysis. */
+static void test_fattree_untabulated(void **state)
+{
+	topo_graph *g = topo_graph_new();
+	topo_fattree_spec spec;
+	topo_error err;
+	int hist[5];
+
+	(void)state;
+	topo_fattree_spec_init(&spec);
+	if (topo_fattree_parse("groups=1040,hosts=1,rails=1", &spec, &err) ||
+	    topo_fattree_build(g, &spec, &err))
+		fail_msg("%s", err.text);
+	assert_int_equal(compare_all(g, hist), 1040L * 1040);
+	assert_int_equal(hist[0], 1040);
+	assert_int_equal(hist[1], 0); /* no two hosts share a leaf */
+	assert_int_equal(hist[2] + hist[3], 1040L * 1039);
+	topo_graph_free(g);
+}
+
 /* A three-level tree the generator does not make: two pods (leaf + spine)
  * joined by a core switch. Across pods both say 6 hops; inside a leaf 2. */
 static void test_three_levels(void **state)
@@ -167,6 +194,7 @@ int main(void)
 		cmocka_unit_test(test_fattree_one_group),
 		cmocka_unit_test(test_fattree_four_groups),
 		cmocka_unit_test(test_three_levels),
+		cmocka_unit_test(test_fattree_untabulated),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

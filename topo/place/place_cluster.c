@@ -146,6 +146,7 @@ void place_cluster_free(place_cluster *c)
 	free(c->host_gpus);
 	free(c->host_class);
 	free(c->class_host);
+	free(c->class_hops);
 	if (c->group_name)
 		for (int i = 0; i < c->ngroups; i++)
 			free(c->group_name[i]);
@@ -459,6 +460,33 @@ oom:
 	return -1;
 }
 
+static int host_hops(const place_cluster *c, int a, int b);
+
+/* Hops between every two classes (place_cluster_class_hops), once: a set's
+ * diameter and a ring's longest hop are read from it in every decision.
+ * Only within PLACE_CLASS_HOPS_MAX classes; beyond, the pairs are walked
+ * as they come. */
+static int build_class_hops(place_cluster *c)
+{
+	int n = c->nclasses;
+
+	if (n > PLACE_CLASS_HOPS_MAX)
+		return 0;
+	c->class_hops = malloc((size_t)n * (size_t)n + 1);
+	if (!c->class_hops)
+		return -1;
+	for (int a = 0; a < n; a++) {
+		c->class_hops[(size_t)a * n + a] = 2;
+		for (int b = a + 1; b < n; b++) {
+			int h = host_hops(c, c->class_host[a], c->class_host[b]);
+
+			c->class_hops[(size_t)a * n + b] = (int8_t)h;
+			c->class_hops[(size_t)b * n + a] = (int8_t)h;
+		}
+	}
+	return 0;
+}
+
 place_cluster *place_cluster_new(const topo_graph *g, topo_error *err)
 {
 	place_cluster *c = calloc(1, sizeof(*c));
@@ -507,6 +535,8 @@ place_cluster *place_cluster_new(const topo_graph *g, topo_error *err)
 	}
 	if (c->ndomains > 0)
 		c->nres += 2 * c->nhosts; /* NVLink up/down per host */
+	if (build_class_hops(c) < 0)
+		goto oom;
 	return c;
 oom:
 	place_cluster_free(c);
@@ -598,6 +628,8 @@ int place_cluster_class_hops(const place_cluster *c, int ca, int cb)
 {
 	if (ca == cb)
 		return 2;
+	if (c->class_hops)
+		return c->class_hops[(size_t)ca * c->nclasses + cb];
 	return host_hops(c, c->class_host[ca], c->class_host[cb]);
 }
 
@@ -605,5 +637,7 @@ int place_cluster_hops(const place_cluster *c, int a, int b)
 {
 	if (a < 0 || b < 0 || a >= c->nhosts || b >= c->nhosts)
 		return -1;
+	if (c->class_hops && c->host_class[a] != c->host_class[b])
+		return c->class_hops[(size_t)c->host_class[a] * c->nclasses + c->host_class[b]];
 	return host_hops(c, a, b);
 }

@@ -56,7 +56,9 @@ int place_defer_init(place_defer *d, const place_cluster *c)
 	d->mask = calloc(G, 1);
 	d->hist = calloc(N, sizeof(int));
 	d->otmp = calloc(N, sizeof(int));
-	if (!d->key || !d->order || !d->gcnt || !d->gtmp || !d->mask || !d->hist || !d->otmp) {
+	d->could = calloc(N, 1);
+	if (!d->key || !d->order || !d->gcnt || !d->gtmp || !d->mask || !d->hist || !d->otmp ||
+	    !d->could) {
 		place_defer_free(d);
 		return -1;
 	}
@@ -72,6 +74,7 @@ void place_defer_free(place_defer *d)
 	free(d->mask);
 	free(d->hist);
 	free(d->otmp);
+	free(d->could);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -157,24 +160,28 @@ static int host_could(const place_state *s, const place_request *r, int h)
 	return s->total_gpus[h] >= r->gpus_per_host && s->total_cores[h] >= r->cores_per_host;
 }
 
+/* The fewest groups of the request on an empty cluster; notes in d->could
+ * which hosts could hold it, for host_keys. */
 static int min_groups(place_defer *d, const place_cluster *c, const place_state *s,
 		      const place_request *r, int n)
 {
 	memset(d->gcnt, 0, (size_t)c->ngroups * sizeof(int));
-	for (int h = 0; h < c->nhosts; h++)
-		d->gcnt[c->host_group[h]] += host_could(s, r, h);
+	for (int h = 0; h < c->nhosts; h++) {
+		d->could[h] = (uint8_t)host_could(s, r, h);
+		d->gcnt[c->host_group[h]] += d->could[h];
+	}
 	return cover(d, c->ngroups, d->gcnt, n, NULL);
 }
 
 /* Seconds from now until each host is usable (0 now, INT_MAX never or
- * unknown); returns how many hosts have a finite time. */
+ * unknown); returns how many hosts have a finite time. After min_groups. */
 static int host_keys(place_defer *d, const place_cluster *c, const place_state *s,
 		     const place_request *r, const uint8_t *usable)
 {
 	int n = 0;
 
 	for (int h = 0; h < c->nhosts; h++)
-		d->key[h] = usable[h] ? 0 : host_could(s, r, h) ? -1 : INT_MAX;
+		d->key[h] = usable[h] ? 0 : d->could[h] ? -1 : INT_MAX;
 	for (int i = 0; i < s->njobs_running; i++) {
 		const place_job *j = &s->jobs[i];
 		double left = j->end_s > 0 ? ceil(j->end_s - r->now_s) : INFINITY;

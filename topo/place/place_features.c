@@ -44,6 +44,7 @@ struct place_features {
 	int *kind_head;            /* per kind: its first type this state, -1 */
 	int *type_next;            /* per type: the next type of its kind */
 	int *type_kind;            /* per type */
+	uint64_t *type_key;        /* per type: row_key of its row */
 	int T;                     /* types this state */
 	int32_t *host_vertex;      /* H: graph vertex of each host this state */
 	int *fill;                 /* max_nv scratch */
@@ -212,6 +213,7 @@ static int build_graph(place_features *f)
 	f->kind_head = malloc((H + 1) * sizeof(int));
 	f->type_next = malloc((H + 1) * sizeof(int));
 	f->type_kind = malloc((H + 1) * sizeof(int));
+	f->type_key = malloc((H + 1) * sizeof(uint64_t));
 	f->host_vertex = calloc(H + 1, sizeof(int32_t));
 	f->kind_idle = calloc(H + 1, sizeof(int));
 	f->kind_down = calloc(H + 1, sizeof(int));
@@ -219,6 +221,7 @@ static int build_graph(place_features *f)
 	f->kind_load = calloc(H + 1, sizeof(float));
 	f->kind_util = calloc(H + 1, sizeof(float));
 	if (!f->host_kind || !f->kind_rep || !f->kind_head || !f->type_next || !f->type_kind ||
+	    !f->type_key ||
 	    !f->host_vertex || !f->kind_idle || !f->kind_down || !f->kind_rem || !f->kind_load ||
 	    !f->kind_util || find_kinds(f) || build_spines(f))
 		return -1;
@@ -374,6 +377,7 @@ void place_features_free(place_features *f)
 	free(f->kind_head);
 	free(f->type_next);
 	free(f->type_kind);
+	free(f->type_key);
 	free(f->host_vertex);
 	free(f->kind_idle);
 	free(f->kind_down);
@@ -531,6 +535,18 @@ static void host_row(const place_features *f, const place_state *s, int h, float
 	x[8] = f->host_rem[h];
 }
 
+/* The columns in which hosts of one kind differ (free share, down,
+ * remaining time), packed: rows with different keys differ, so the search
+ * for a host's type compares keys and only confirms a match on the row. */
+static uint64_t row_key(const float *x)
+{
+	uint32_t a, b;
+
+	memcpy(&a, &x[3], sizeof(a));
+	memcpy(&b, &x[8], sizeof(b));
+	return ((uint64_t)a << 32 | b) ^ (x[4] != 0);
+}
+
 /* Hosts -> types: the first host of each (kind, feature row) makes a new
  * vertex (in host order, so the graph is deterministic); the others map
  * to it. Writes the type rows to out[0..T). */
@@ -543,13 +559,17 @@ static void assign_types(place_features *f, const place_state *s, float *out)
 	f->T = 0;
 	for (int h = 0; h < f->H; h++) {
 		int k = f->host_kind[h], t = f->kind_head[k];
+		uint64_t key;
 
 		host_row(f, s, h, row);
-		while (t >= 0 && memcmp(out + (size_t)t * PLACE_FEAT_VERTEX, row, sizeof(row)))
+		key = row_key(row);
+		while (t >= 0 && (f->type_key[t] != key ||
+				  memcmp(out + (size_t)t * PLACE_FEAT_VERTEX, row, sizeof(row))))
 			t = f->type_next[t];
 		if (t < 0) {
 			t = f->T++;
 			memcpy(out + (size_t)t * PLACE_FEAT_VERTEX, row, sizeof(row));
+			f->type_key[t] = key;
 			f->type_kind[t] = k;
 			f->type_next[t] = f->kind_head[k];
 			f->kind_head[k] = t;

@@ -18,6 +18,10 @@
 #define PLACE_DEFAULT_LINK_GBPS 100.0
 /* More rails than this on one host are ignored (a sanity bound). */
 #define PLACE_MAX_RAILS 32
+/* Most host classes whose hops are tabulated at creation (1 MB); beyond,
+ * hops are computed per pair. A 16,384-host rail-optimised fat tree has
+ * 512. */
+#define PLACE_CLASS_HOPS_MAX 1024
 /* NVLink bandwidth of one GPU, each way, Gb/s: NVLink 5 (GB200 NVL72)
  * gives 1.8 TB/s per GPU in both directions together, 900 GB/s each way
  * (docs/simulator.md cites NVIDIA's GB200 NVL72 specification). */
@@ -40,6 +44,8 @@ struct place_cluster {
 	int *host_class;       /* hosts with identical leaf vectors share a class */
 	int nclasses;
 	int *class_host;       /* a representative host per class */
+	int8_t *class_hops;    /* nclasses^2 hops between classes (NULL when
+				  there are more than PLACE_CLASS_HOPS_MAX) */
 	/* groups: hosts of group g are group_first[g] .. +group_nhosts[g]-1 */
 	char **group_name;
 	int *group_first, *group_nhosts;
@@ -265,6 +271,7 @@ typedef struct place_defer {
 	int *gtmp;       /* per group: scratch for the cover count */
 	uint8_t *mask;   /* per group: the reservation of a deferred job */
 	int *hist;       /* per count c: groups with c hosts usable (the sweep) */
+	uint8_t *could;  /* per host: host_could for this request (min_groups) */
 } place_defer;
 
 /* With run-time predictions, a hold may last as long as the queue is
