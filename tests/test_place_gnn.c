@@ -539,7 +539,7 @@ static unsigned next_rand(unsigned *seed)
 static void random_change(place_state *s, int nhosts, unsigned *seed, uint32_t *ids, int *nids,
 			  uint32_t id)
 {
-	const place_comm light = {PLACE_COMM_LIGHT, PLACE_PATTERN_RING, 1e6, 1e-3};
+	const place_comm light = {PLACE_COMM_LIGHT, PLACE_PATTERN_RING, 1e6, 1e-3, 0};
 	int op = (int)(next_rand(seed) % 10), hosts[16];
 
 	if (op < 4 || *nids == 0) {
@@ -591,6 +591,62 @@ static void random_candidates(place_candidate *k, int n, int *hosts, int nhosts,
  * (a scorer new to the state, every member embedding every vertex on its
  * own), on a 256-host fat-tree over a random sequence of state changes:
  * the candidates' costs and confidences are the same bits. */
+/* The remaining-time feature by its table of steps gives what the
+ * logarithm gave: floor(4 log1p(hours)) / 4, at every step's edge (a few
+ * ulps either side, in seconds as the state keeps them), at 200,000 times
+ * from a second to 300 years, past the table, and for ends that are
+ * unknown, past or not numbers. */
+static void test_remaining_steps_match_log1p(void **state)
+{
+	topo_error err;
+	topo_graph *tg = sim_load_graph("fattree", "groups=2,hosts=4,rails=1", &err);
+	place_cluster *c;
+	place_features *f;
+	unsigned seed = 7;
+	long checked = 0;
+
+	(void)state;
+	assert_non_null(tg);
+	c = place_cluster_new(tg, &err);
+	assert_non_null(c);
+	f = place_features_new(c, 1.0, 1.0);
+	assert_non_null(f);
+#define LOG_STEPS(end, now)                                                              \
+	((end) > 0 ? (float)(floor(4.0 * log1p((end) > (now) ? ((end) - (now)) / 3600.0 : 0) \
+				   ) / 4.0)                                           \
+		   : 0.0f)
+	for (int k = 1; k <= PLACE_REM_STEPS + 8; k++) {
+		double end = expm1(k / 4.0) * 3600.0;
+
+		for (int i = 0; i < 64; i++)
+			end = nextafter(end, 0);
+		for (int i = 0; i < 128; i++, end = nextafter(end, INFINITY), checked++)
+			if (place_features_remaining(f, end, 0) != LOG_STEPS(end, 0))
+				fail_msg("step %d: end %.17g s gives %g, log1p %g", k, end,
+					 place_features_remaining(f, end, 0), LOG_STEPS(end, 0));
+	}
+	for (int i = 0; i < 200000; i++, checked++) {
+		double now = 1.7e9 + (double)(rand_r(&seed) % 100000);
+		double end = now + exp((double)rand_r(&seed) / RAND_MAX * log(1e10));
+
+		if (place_features_remaining(f, end, now) != LOG_STEPS(end, now))
+			fail_msg("end %.17g, now %.17g: %g, log1p %g", end, now,
+				 place_features_remaining(f, end, now), LOG_STEPS(end, now));
+	}
+	assert_true(place_features_remaining(f, 1e30, 0) == LOG_STEPS(1e30, 0));
+	assert_true(place_features_remaining(f, INFINITY, 0) == LOG_STEPS(INFINITY, 0));
+	assert_true(place_features_remaining(f, 0, 0) == 0);
+	assert_true(place_features_remaining(f, -5, 0) == 0);
+	assert_true(place_features_remaining(f, NAN, 0) == 0);
+	assert_true(place_features_remaining(f, 100, NAN) == LOG_STEPS(100, NAN));
+	assert_true(place_features_remaining(f, 100, 200) == 0);
+#undef LOG_STEPS
+	printf("# %ld remaining times agree with log1p\n", checked);
+	place_features_free(f);
+	place_cluster_free(c);
+	topo_graph_free(tg);
+}
+
 static void test_fast_refresh_matches_full(void **state)
 {
 	enum { NCAND = 12, STEPS = 150 };
@@ -661,6 +717,7 @@ int main(void)
 		cmocka_unit_test(test_ensemble),
 		cmocka_unit_test(test_hold_gate_file),
 		cmocka_unit_test(test_fast_refresh_matches_full),
+		cmocka_unit_test(test_remaining_steps_match_log1p),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,6 +56,7 @@ struct place_features {
 	double *kind_rem;
 	float *kind_load, *kind_util;
 	float *host_rem;           /* per host: remaining_log_h, this state */
+	double rem_step[PLACE_REM_STEPS]; /* remaining_log_h's steps, in hours */
 	double *leaf_rem, *group_rem; /* per leaf / group: sum of host_rem */
 	int *group_cnt;            /* per group: scratch, zero between calls */
 	double *leaf_load;         /* per leaf, this state */
@@ -318,6 +319,33 @@ static double max_port_flows(place_features *f, const int *hosts, int n)
 	return m;
 }
 
+/* The fewest hours h whose 4 log1p(h) reaches k (k >= 1): a bisection
+ * over the bit patterns of non-negative doubles, which order as their
+ * values do, asking log1p itself. */
+static double first_hours_at(int k)
+{
+	double h = 2.0 * expm1(k / 4.0) + 1.0;
+	uint64_t lo = 0, hi, mid;
+
+	memcpy(&hi, &h, sizeof(h)); /* 4 log1p(0) = 0 < k; 4 log1p(h) >= k */
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		memcpy(&h, &mid, sizeof(h));
+		if (4.0 * log1p(h) >= k)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	memcpy(&h, &hi, sizeof(h));
+	return h;
+}
+
+static void build_rem_steps(place_features *f)
+{
+	for (int k = 0; k < PLACE_REM_STEPS; k++)
+		f->rem_step[k] = first_hours_at(k + 1);
+}
+
 place_features *place_features_new(const place_cluster *c, double frag_weight,
 				   double hop_latency_us)
 {
@@ -351,6 +379,7 @@ place_features *place_features_new(const place_cluster *c, double frag_weight,
 		return NULL;
 	}
 	place_model_scorer(f->model, &f->model_scorer);
+	build_rem_steps(f);
 	for (int h = 0; h < f->H; h++)
 		for (int r = 0; r < c->nrails; r++)
 			if (c->host_leaf[h * c->nrails + r] >= 0)
@@ -440,14 +469,24 @@ static float host_free_share(const place_state *s, int h)
 	return (float)!s->njobs[h];
 }
 
-/* Remaining time of a host: log(1 + hours until its last job's expected
- * end), in steps of 1/4 so that hosts of one group with similar ends stay
- * one type; 0 idle or unknown. */
-static float remaining_log_h(double end_s, double now_s)
+float place_features_remaining(const place_features *f, double end_s, double now_s)
 {
 	double h = end_s > now_s ? (end_s - now_s) / 3600.0 : 0;
+	int lo = 0, hi = PLACE_REM_STEPS;
 
-	return end_s > 0 ? (float)(floor(4.0 * log1p(h)) / 4.0) : 0;
+	if (!(end_s > 0))
+		return 0;
+	if (!(h < f->rem_step[PLACE_REM_STEPS - 1])) /* past the table */
+		return (float)(floor(4.0 * log1p(h)) / 4.0);
+	while (lo < hi) { /* the steps at or below h */
+		int mid = (lo + hi) / 2;
+
+		if (f->rem_step[mid] <= h)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (float)(lo / 4.0);
 }
 
 /* Per host: the remaining time of the running jobs. */
@@ -455,7 +494,7 @@ static void count_remaining(place_features *f, const place_state *s)
 {
 	memset(f->host_rem, 0, (size_t)f->H * sizeof(float));
 	for (int j = 0; j < s->njobs_running; j++) {
-		float r = remaining_log_h(s->jobs[j].end_s, s->now_s);
+		float r = place_features_remaining(f, s->jobs[j].end_s, s->now_s);
 
 		for (int i = 0; i < s->jobs[j].nhosts; i++)
 			if (r > f->host_rem[s->jobs[j].hosts[i]])
