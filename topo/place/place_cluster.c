@@ -637,7 +637,7 @@ int place_cluster_hops(const place_cluster *c, int a, int b)
 {
 	if (a < 0 || b < 0 || a >= c->nhosts || b >= c->nhosts)
 		return -1;
-	if (c->class_hops && c->host_class[a] != c->host_class[b])
-		return c->class_hops[(size_t)c->host_class[a] * c->nclasses + c->host_class[b]];
+	if (c->host_class[a] != c->host_class[b]) /* a class is a leaf vector */
+		return place_cluster_class_hops(c, c->host_class[a], c->host_class[b]);
 	return host_hops(c, a, b);
 }

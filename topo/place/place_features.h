@@ -69,9 +69,6 @@ const int32_t *place_features_neighbours(const place_features *f);
 const float *place_features_weights(const place_features *f);
 const int32_t *place_features_host_vertex(const place_features *f);
 
-/* The graph of state s (see above) and its vertex features into out
- * (room for max_vertices x PLACE_FEAT_VERTEX; nvertices rows written).
- * Allocates nothing. */
 /* A host's remaining time, the remaining_log_h feature: log(1 + hours
  * until its last job's expected end) in steps of 1/4, so that hosts of one
  * group with similar ends stay one type; 0 idle or unknown. The steps are
@@ -82,6 +79,9 @@ const int32_t *place_features_host_vertex(const place_features *f);
 #define PLACE_REM_STEPS 64
 float place_features_remaining(const place_features *f, double end_s, double now_s);
 
+/* The graph of state s (see above) and its vertex features into out
+ * (room for max_vertices x PLACE_FEAT_VERTEX; nvertices rows written).
+ * Allocates nothing. */
 void place_features_vertices(place_features *f, const place_state *s, float *out);
 
 /* Set features of n candidates of request r under s into out
