@@ -290,8 +290,9 @@ extern list_t *topognn_job_list(void);
  * Before an evaluation: the time now and the queue of the job's partition
  * (pending jobs Slurm could start, and the nodes they ask for) into the
  * state, as topognn-sim tells them before each scheduling pass. Counted
- * once per second for all partitions. */
-extern void topognn_state_queue(topognn_ctx_t *ctx, job_record_t *job_ptr);
+ * once per second for all partitions. Returns the job's place in that
+ * queue (1: its head; 0 without a state), for its decision record. */
+extern int topognn_state_queue(topognn_ctx_t *ctx, job_record_t *job_ptr);
 extern void topognn_queue_fini(void);
 
 /* ---- topognn_telem.c ---- */

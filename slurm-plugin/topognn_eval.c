@@ -166,9 +166,10 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 	uint32_t nodes = _target_nodes(topo_eval);
 	uint16_t max_cpus = 0;
 	double t0 = _now_us();
+	int position;
 
 	topognn_state_sync(ctx);
-	topognn_state_queue(ctx, job_ptr);
+	position = topognn_state_queue(ctx, job_ptr);
 	topognn_telem_apply(ctx);
 	memset(ctx->allowed, 0, ctx->host_cnt);
 	for (int i = 0; i < ctx->node_cnt; i++) {
@@ -184,6 +185,7 @@ static int _build_request(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 
 	memset(req, 0, sizeof(*req));
 	req->job_id = job_ptr->job_id;
+	req->queue_position = position;
 	/* Jobs sized by CPUs (-n without -N) need enough hosts for them. */
 	if (max_cpus && job_ptr->details->min_cpus != NO_VAL) {
 		uint32_t by_cpus = (job_ptr->details->min_cpus + max_cpus - 1) /

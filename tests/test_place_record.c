@@ -67,6 +67,7 @@ static void test_record_fields(void **st)
 	assert_string_equal(json_string_value(json_object_get(o, "scorer")), "model");
 	assert_true(json_real_value(json_object_get(o, "latency_us")) > 0);
 	assert_int_equal(json_integer_value(json_object_get(o, "candidates")), d.ncandidates);
+	assert_null(json_object_get(o, "queue_position")); /* 0: unknown, not written */
 	/* request */
 	ch = json_object_get(o, "request");
 	assert_int_equal(json_integer_value(json_object_get(ch, "min_hosts")), 3);
@@ -99,6 +100,16 @@ static void test_record_fields(void **st)
 	assert_true(d.nalternatives >= 1);
 	json_decref(o);
 	free(line);
+
+	/* a request's place in the queue, when the caller knows it */
+	r.queue_position = 4;
+	line = place_record_write_mem(c, &r, &d, "model", 1700000000.5);
+	o = json_loads(line, 0, &jerr);
+	assert_non_null(o);
+	assert_int_equal(json_integer_value(json_object_get(o, "queue_position")), 4);
+	json_decref(o);
+	free(line);
+	r.queue_position = 0;
 
 	/* a refused request: reason, null choice */
 	r.min_hosts = 9;

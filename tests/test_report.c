@@ -420,7 +420,7 @@ static void test_log_locality_gate(void **state)
 		"\"expected_groups\":1,\"hold_gate\":0.94,\"hold_features\":"
 		"{\"analytic_hold\":1,\"better_set\":1,\"wait_per_gain\":0.06},"
 		"\"why\":\"held: the gate gives 0.94\"}}\n"
-		"{\"job\":7,\"timestamp\":110,\"ok\":true,\"policy\":\"gnn\","
+		"{\"job\":7,\"timestamp\":110,\"queue_position\":2,\"ok\":true,\"policy\":\"gnn\","
 		"\"chosen\":{\"hosts\":[\"c\",\"d\"],\"groups\":1},"
 		"\"locality\":{\"min_groups\":1,\"checked\":false,\"waited_s\":100}}\n";
 	report_log log;
@@ -459,13 +459,13 @@ static void test_log_locality_gate(void **state)
 static void test_history_holds(void **state)
 {
 	static const char *const text =
-		"{\"job\":7,\"timestamp\":10,\"ok\":true,\"chosen\":{\"hosts\":[\"a\",\"b\"],"
+		"{\"job\":7,\"timestamp\":10,\"queue_position\":1,\"ok\":true,\"chosen\":{\"hosts\":[\"a\",\"b\"],"
 		"\"groups\":2},\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true,"
 		"\"expected_wait_s\":100,\"expected_groups\":1}}\n"
-		"{\"job\":8,\"timestamp\":20,\"ok\":true,\"chosen\":{\"hosts\":[\"a\",\"b\"],"
+		"{\"job\":8,\"timestamp\":20,\"queue_position\":3,\"ok\":true,\"chosen\":{\"hosts\":[\"a\",\"b\"],"
 		"\"groups\":2},\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true,"
 		"\"expected_wait_s\":200,\"expected_groups\":1}}\n"
-		"{\"job\":7,\"timestamp\":110,\"ok\":true,\"chosen\":{\"hosts\":[\"a\",\"b\"],"
+		"{\"job\":7,\"timestamp\":110,\"queue_position\":2,\"ok\":true,\"chosen\":{\"hosts\":[\"a\",\"b\"],"
 		"\"groups\":2},\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true,"
 		"\"expected_wait_s\":10,\"expected_groups\":1}}\n"
 		"{\"job\":8,\"timestamp\":70,\"ok\":true,\"chosen\":{\"hosts\":[\"c\",\"d\"],"
@@ -493,13 +493,25 @@ static void test_history_holds(void **state)
 	assert_true(st.hold_predicted_median_s == 100); /* of 100 and 200 */
 	assert_true(st.hold_realised_median_s == 50);   /* of 300 and 50 */
 	assert_true(st.hold_ratio_median == 0.25);      /* of 3 and 0.25 */
+	/* by the place in the queue of the hold's first deferral: job 7 at
+	 * the head (its later deferral behind it does not count), job 8 third */
+	assert_int_equal(st.holds_at[0], 1);
+	assert_int_equal(st.holds_at[1], 1);
+	assert_true(st.hold_ratio_median_at[0] == 3 && st.hold_ratio_median_at[1] == 0.25);
 	assert_int_equal(report_stats_compute(&log, -INFINITY, INFINITY, &st), 0);
 	assert_int_equal(st.holds, 3); /* job 7 requeued: its second hold from 500 */
 	assert_int_equal(st.holds_kept, 2);
 	assert_true(st.hold_ratio_median == 3);         /* of 3, 0.25 and 10 */
+	/* the hold from 500 has no place in the queue: counted in neither */
+	assert_int_equal(st.holds_at[0] + st.holds_at[1], 2);
+	assert_true(st.hold_ratio_median_at[0] == 3 && st.hold_ratio_median_at[1] == 0.25);
 	assert_int_equal(report_stats_compute(&log, 0, 5, &st), 0);
 	assert_int_equal(st.holds, 0);
 	assert_true(isnan(st.hold_ratio_median) && isnan(st.hold_realised_median_s));
+	assert_int_equal(st.holds_at[0] + st.holds_at[1], 0);
+	assert_true(isnan(st.hold_ratio_median_at[0]) && isnan(st.hold_ratio_median_at[1]));
+	assert_int_equal(log.d[0].queue_position, 1);
+	assert_int_equal(log.d[3].queue_position, 0); /* absent: unknown */
 	report_log_free(&log);
 }
 

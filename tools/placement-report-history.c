@@ -23,19 +23,42 @@ static json_t *num_or_null(double v)
 }
 
 /* Holds for locality: how many, whether they got what they waited for,
- * and the wait they got against the wait predicted when they were held. */
+ * and the wait they got against the wait predicted when they were held,
+ * in all and by the job's place in the queue when held. */
 static json_t *hold_json(const report_stats *st)
 {
-	return json_pack("{s:i, s:i, s:o, s:o, s:o, s:f}", "jobs", st->holds, "kept",
-			 st->holds_kept, "predicted_wait_median_s",
-			 num_or_null(st->hold_predicted_median_s), "realised_wait_median_s",
-			 num_or_null(st->hold_realised_median_s), "realised_per_predicted_median",
-			 num_or_null(st->hold_ratio_median), "realised_wait_sum_s",
-			 st->hold_realised_sum_s);
+	json_t *o = json_pack("{s:i, s:i, s:o, s:o, s:o, s:f}", "jobs", st->holds, "kept",
+			      st->holds_kept, "predicted_wait_median_s",
+			      num_or_null(st->hold_predicted_median_s), "realised_wait_median_s",
+			      num_or_null(st->hold_realised_median_s),
+			      "realised_per_predicted_median", num_or_null(st->hold_ratio_median),
+			      "realised_wait_sum_s", st->hold_realised_sum_s);
+
+	if (o && st->holds_at[0] + st->holds_at[1] > 0)
+		json_object_set_new(
+			o, "by_queue_position",
+			json_pack("{s:{s:i, s:o}, s:{s:i, s:o}}", "head", "jobs", st->holds_at[0],
+				  "realised_per_predicted_median",
+				  num_or_null(st->hold_ratio_median_at[0]), "behind", "jobs",
+				  st->holds_at[1], "realised_per_predicted_median",
+				  num_or_null(st->hold_ratio_median_at[1])));
+	return o;
+}
+
+/* "median 1.23x", or "no prediction" */
+static const char *ratio_text(double v, char *buf, size_t len)
+{
+	if (isnan(v))
+		snprintf(buf, len, "no prediction");
+	else
+		snprintf(buf, len, "median %.2fx", v);
+	return buf;
 }
 
 static void hold_print(const report_stats *st)
 {
+	char a[32], b[32];
+
 	printf("  holds              %d job%s held for locality, %d placed over the groups "
 	       "they waited for; %.0f job-seconds held\n", st->holds, st->holds == 1 ? "" : "s",
 	       st->holds_kept, st->hold_realised_sum_s);
@@ -43,6 +66,10 @@ static void hold_print(const report_stats *st)
 		printf("                     wait got / predicted when held: median %.2fx "
 		       "(predicted %.0f s, got %.0f s)\n", st->hold_ratio_median,
 		       st->hold_predicted_median_s, st->hold_realised_median_s);
+	if (st->holds_at[0] + st->holds_at[1] > 0)
+		printf("                     held at the queue head %d (%s), behind it %d (%s)\n",
+		       st->holds_at[0], ratio_text(st->hold_ratio_median_at[0], a, sizeof(a)),
+		       st->holds_at[1], ratio_text(st->hold_ratio_median_at[1], b, sizeof(b)));
 }
 
 int cmd_history(struct ctx *x)

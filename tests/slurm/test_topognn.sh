@@ -405,6 +405,13 @@ if [[ -n "$waited" ]] && awk -v w="${waited#*:}" 'BEGIN { exit !(w >= 4) }'; the
 else
     fail "no waited_s in job $wjob's record: $(grep "\"job_id\":$wjob," "$work/decisions.jsonl" | grep -o '"locality":{[^}]*}' || true)"
 fi
+# the only job pending in its partition: the head of its queue
+qpos=$(grep "\"job_id\":$wjob," "$work/decisions.jsonl" 2>/dev/null | grep -o '"queue_position":[0-9]*' | head -n 1 || true)
+if [[ "$qpos" == '"queue_position":1' ]]; then
+    pass "its decision record places it at the head of the queue: $qpos"
+else
+    fail "queue_position of job $wjob: '$qpos'"
+fi
 cancel_all
 
 # The same, but the su1 job (-t 1) outlives its limit (OverTimeLimit): the

@@ -192,6 +192,11 @@ typedef struct place_request {
 	 * be shorter than its communication share (place_defer.c), and the
 	 * packing of light jobs; it never shortens the limit. */
 	double predicted_runtime_s;
+	/* the job's place in the scheduler's queue when it is decided: 1 the
+	 * head (the job backfill plans a reservation for), 2 the next, ...; 0
+	 * unknown. Only recorded (the decision record's queue_position, which
+	 * placement-report history splits holds by); no decision reads it. */
+	int queue_position;
 } place_request;
 
 #define PLACE_MAX_ALTERNATIVES 8

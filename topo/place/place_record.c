@@ -120,6 +120,8 @@ static json_t *record_object(const place_cluster *c, const place_request *r,
 		      "candidates", d->ncandidates, "latency_us", d->latency_us);
 	if (!o)
 		return NULL;
+	if (r->queue_position > 0)
+		json_object_set_new(o, "queue_position", json_integer(r->queue_position));
 	if (d->model)
 		json_object_set_new(o, "model", json_string(d->model));
 	if (!d->ok) {

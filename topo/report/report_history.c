@@ -51,23 +51,40 @@ static int by_job(const void *a, const void *b)
 	return x->job != y->job ? (x->job > y->job) - (x->job < y->job) : (x->i > y->i) - (x->i < y->i);
 }
 
+/* The median of the known (not NAN) values among v[0..n) whose at[i] is
+ * `where` (-1: all), sorted in scratch[0..n); NAN when there is none. */
+static double median_at(const double *v, const int *at, int n, int where, double *scratch)
+{
+	int m = 0;
+
+	for (int i = 0; i < n; i++)
+		if (!isnan(v[i]) && (where < 0 || at[i] == where))
+			scratch[m++] = v[i];
+	topo_sort_doubles(scratch, (size_t)m);
+	return m ? topo_quantile(scratch, (size_t)m, 0.5) : NAN;
+}
+
 /* The holds of report_stats: each job's decisions in log order; a
  * deferral opens a hold (the first since the job's last placement), the
  * placement after it closes it. -1 when memory runs out. */
 static int hold_stats(const report_log *log, double since, double until, report_stats *st)
 {
-	job_line *idx = malloc(((size_t)log->n + 1) * sizeof(job_line));
-	int n = 0, open = -1;
-	double *pred = malloc(((size_t)log->n + 1) * 3 * sizeof(double)), *real, *ratio;
+	size_t cap = (size_t)log->n + 1;
+	job_line *idx = malloc(cap * sizeof(job_line));
+	int n = 0, open = -1, *at = malloc(cap * sizeof(int));
+	double *pred = malloc(cap * 4 * sizeof(double)), *real, *ratio, *scratch;
 
 	st->hold_predicted_median_s = st->hold_realised_median_s = st->hold_ratio_median = NAN;
-	if (!idx || !pred) {
+	st->hold_ratio_median_at[0] = st->hold_ratio_median_at[1] = NAN;
+	if (!idx || !pred || !at) {
 		free(idx);
 		free(pred);
+		free(at);
 		return -1;
 	}
-	real = pred + log->n + 1;
-	ratio = real + log->n + 1;
+	real = pred + cap;
+	ratio = real + cap;
+	scratch = ratio + cap;
 	for (int i = 0; i < log->n; i++)
 		if (log->d[i].ok)
 			idx[n++] = (job_line){log->d[i].job, i};
@@ -93,26 +110,21 @@ static int hold_stats(const report_log *log, double since, double until, report_
 		real[st->holds] = d->waited_s;
 		pred[st->holds] = h->expected_wait_s;
 		ratio[st->holds] = h->expected_wait_s > 0 ? d->waited_s / h->expected_wait_s : NAN;
+		at[st->holds] = h->queue_position == 1 ? 0 : h->queue_position > 1 ? 1 : -1;
+		if (at[st->holds] >= 0)
+			st->holds_at[at[st->holds]]++;
 		st->holds++;
 	}
 	if (st->holds) {
-		int np = 0, nr = 0;
-
-		for (int i = 0; i < st->holds; i++) { /* unknown predictions drop out */
-			if (!isnan(pred[i]))
-				pred[np++] = pred[i];
-			if (!isnan(ratio[i]))
-				ratio[nr++] = ratio[i];
-		}
-		topo_sort_doubles(real, (size_t)st->holds);
-		topo_sort_doubles(pred, (size_t)np);
-		topo_sort_doubles(ratio, (size_t)nr);
-		st->hold_realised_median_s = topo_quantile(real, (size_t)st->holds, 0.5);
-		st->hold_predicted_median_s = np ? topo_quantile(pred, (size_t)np, 0.5) : NAN;
-		st->hold_ratio_median = nr ? topo_quantile(ratio, (size_t)nr, 0.5) : NAN;
+		st->hold_ratio_median_at[0] = median_at(ratio, at, st->holds, 0, scratch);
+		st->hold_ratio_median_at[1] = median_at(ratio, at, st->holds, 1, scratch);
+		st->hold_ratio_median = median_at(ratio, at, st->holds, -1, scratch);
+		st->hold_predicted_median_s = median_at(pred, at, st->holds, -1, scratch);
+		st->hold_realised_median_s = median_at(real, at, st->holds, -1, scratch);
 	}
 	free(idx);
 	free(pred);
+	free(at);
 	return 0;
 }
 

@@ -61,6 +61,12 @@ typedef struct report_stats {
 	int holds, holds_kept;
 	double hold_predicted_median_s, hold_realised_median_s, hold_ratio_median;
 	double hold_realised_sum_s;
+	/* the same holds by the job's place in the queue at that first
+	 * deferral (its queue_position): [0] the queue head, [1] behind it.
+	 * A hold whose place is unknown counts in neither. Behind the head a
+	 * held job has no reservation, so it may wait well past its promise. */
+	int holds_at[2];
+	double hold_ratio_median_at[2]; /* NAN: no such hold with a prediction */
 } report_stats;
 
 /* Statistics of the decisions with since <= timestamp <= until. Returns 0,

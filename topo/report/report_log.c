@@ -277,6 +277,9 @@ static int record_fields(json_t *o, report_decision *d, const char **why)
 	copy_str(d->model, sizeof(d->model), json_object_get(o, "model"));
 	d->candidates = inum(json_object_get(o, "candidates"), 0);
 	d->latency_us = num(json_object_get(o, "latency_us"), NAN);
+	d->queue_position = inum(json_object_get(o, "queue_position"), 0);
+	if (d->queue_position < 0)
+		d->queue_position = 0;
 	d->deferred = json_is_true(json_object_get(loc, "deferred"));
 	d->waited_s = num(json_object_get(loc, "waited_s"), 0);
 	d->expected_wait_s = num(json_object_get(loc, "expected_wait_s"), NAN);

@@ -54,6 +54,7 @@ typedef struct report_decision {
 	char model[512];      /* the GNN model file that scored; "" none or unknown */
 	int candidates;
 	double latency_us;    /* NAN unknown */
+	int queue_position;   /* the job's place in the queue, 1 the head; 0 unknown */
 	/* the request */
 	int min_hosts, max_hosts, gpus_per_host, cores_per_host, exclusive, max_groups;
 	char comm_class[8];   /* "none", "light", "heavy"; "" unknown */

@@ -397,6 +397,7 @@ static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
 	sim_build_request(s, idx, &r);
 	r.allowed = allowed;
 	r.max_groups = limit;
+	r.queue_position = qi + 1; /* FCFS: the queue's order is the priority's */
 	/* the scorers follow the state once per change, before the decision
 	 * (a scheduler would do this when it learns of the change) */
 	t0 = now_us();
