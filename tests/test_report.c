@@ -380,9 +380,11 @@ static void test_stats_and_metrics(void **state)
 static void test_metrics_deferrals(void **state)
 {
 	static const char *const text =
-		"{\"job\":5,\"timestamp\":10,\"ok\":true,\"policy\":\"model\",\"latency_us\":9,"
+		"{\"job\":5,\"timestamp\":10,\"queue_position\":2,\"ok\":true,"
+		"\"policy\":\"model\",\"latency_us\":9,"
 		"\"chosen\":{\"hosts\":[\"a\",\"b\"],\"groups\":2},"
-		"\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true}}\n"
+		"\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true,"
+		"\"expected_wait_s\":100,\"expected_groups\":1}}\n"
 		"{\"job\":5,\"timestamp\":310,\"ok\":true,\"policy\":\"model\",\"latency_us\":9,"
 		"\"chosen\":{\"hosts\":[\"c\",\"d\"],\"groups\":1},"
 		"\"locality\":{\"min_groups\":1,\"checked\":false,\"waited_s\":300}}\n";
@@ -403,6 +405,14 @@ static void test_metrics_deferrals(void **state)
 	fclose(f);
 	assert_non_null(strstr(out, "\ntopognn_decisions_deferred_total 1\n"));
 	assert_non_null(strstr(out, "\ntopognn_decisions_after_wait_total 1\n"));
+	/* the hold: behind the head, kept, 300 s got for 100 s predicted */
+	assert_non_null(strstr(out, "\ntopognn_holds_total{queue=\"head\"} 0\n"
+				    "topognn_holds_total{queue=\"behind\"} 1\n"
+				    "topognn_holds_total{queue=\"unknown\"} 0\n"));
+	assert_non_null(strstr(out, "\ntopognn_holds_kept_total 1\n"));
+	assert_non_null(strstr(out, "\ntopognn_hold_wait_ratio{queue=\"all\"} 3\n"
+				    "topognn_hold_wait_ratio{queue=\"head\"} NaN\n"
+				    "topognn_hold_wait_ratio{queue=\"behind\"} 3\n"));
 	free(out);
 	report_log_free(&log);
 }

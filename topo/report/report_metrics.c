@@ -70,6 +70,34 @@ static void group_gauge(FILE *f, const report_occupancy *o, const char *name, co
 		}
 }
 
+/* Holds for locality closed in the window (report_stats' holds), by the
+ * job's place in the queue when held: whether they keep their promise. */
+static void hold_metrics(FILE *f, const report_stats *st)
+{
+	static const char *const where[] = {"head", "behind"};
+
+	head(f, "topognn_holds_total", "counter",
+	     "Jobs placed after a hold for locality, by their place in the queue when held "
+	     "(head, behind, unknown).");
+	for (int i = 0; i < 2; i++) {
+		labelled(f, "topognn_holds_total", "queue", where[i]);
+		fprintf(f, "%d\n", st->holds_at[i]);
+	}
+	labelled(f, "topognn_holds_total", "queue", "unknown");
+	fprintf(f, "%d\n", st->holds - st->holds_at[0] - st->holds_at[1]);
+	counter(f, "topognn_holds_kept_total",
+		"Holds placed over no more groups than they waited for.", st->holds_kept);
+	head(f, "topognn_hold_wait_ratio", "gauge",
+	     "Median wait a held job got over the wait predicted when it was held, by its "
+	     "place in the queue (all, head, behind); NaN without such holds.");
+	labelled(f, "topognn_hold_wait_ratio", "queue", "all");
+	value(f, st->hold_ratio_median);
+	for (int i = 0; i < 2; i++) {
+		labelled(f, "topognn_hold_wait_ratio", "queue", where[i]);
+		value(f, st->hold_ratio_median_at[i]);
+	}
+}
+
 int report_metrics_write(FILE *f, const report_stats *st, const report_log *log,
 			 const report_occupancy *o)
 {
@@ -129,6 +157,7 @@ int report_metrics_write(FILE *f, const report_stats *st, const report_log *log,
 	counter(f, "topognn_heavy_jobs_total", "Heavy multi-host jobs placed.", st->heavy);
 	counter(f, "topognn_heavy_jobs_spanning_groups_total",
 		"Heavy multi-host jobs placed over more than one group.", st->heavy_spanning);
+	hold_metrics(f, st);
 	counter(f, "topognn_decision_log_skipped_lines_total",
 		"Lines of the decision log that could not be read.", log ? log->skipped : 0);
 	counter(f, "topognn_decision_log_lines_total", "Lines of the decision log read.",
