@@ -29,10 +29,10 @@
  *  Cost: job_list is walked once per second (and when jobs are added or
  *  purged), counting every partition at once, and its waiting jobs sorted
  *  by partition and place; an evaluation looks its partition up and finds
- *  its place by binary search. A backfill pass over thousands of pending jobs walks the
- *  list once per second of the pass, not once per job. As in the
- *  simulator's snapshot per pass, a job that starts within that second is
- *  still counted until the next walk.
+ *  its place by binary search. A backfill pass over thousands of pending
+ *  jobs walks the list once per second of the pass, not once per job. As
+ *  in the simulator's snapshot per pass, a job that starts within that
+ *  second is still counted until the next walk.
  *
  *  Runs in slurmctld under the locks an evaluation holds: the job and node
  *  write locks (main and backfill scheduler, will-run), or the job read and
