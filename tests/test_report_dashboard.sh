@@ -55,8 +55,8 @@ rc=$?
 sed 's/^/  | /' "$tmp/titles.out"
 check "DOM: the Grafana dashboard's panels, count and titles in order" test $rc -eq 0
 nsvg=$(grep -c '<svg class="chart"' "$tmp/dom.html")
-check "DOM: 14 panels drawn (the demo log, the graph and a node report give every one data): $nsvg" \
-	test "$nsvg" -eq 14
+check "DOM: 16 panels drawn (the demo log, the graph and a node report give every one data): $nsvg" \
+	test "$nsvg" -eq 16
 check "DOM: the node's enforce failure is shown" grep -q '>dgx-001 enforce</text>' "$tmp/dom.html"
 check "DOM: 2 shared-core findings on dgx-001" \
 	grep -q '>dgx-001 shared-core</text>.*>2</text>' "$tmp/dom.html"

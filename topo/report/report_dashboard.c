@@ -18,7 +18,8 @@ const char *const report_dashboard_titles[REPORT_DASHBOARD_PANELS] = {
 	"Predicted cost advantage", "Decision latency", "Decision latency p50 / p99",
 	"Fallbacks and deferrals", "Decisions by policy", "Hosts busy / idle", "Fragmentation",
 	"Busy and idle hosts by group", "IRQ audit findings by node",
-	"IRQ audit / enforce failures by node", "Decision log and job starts"};
+	"IRQ audit / enforce failures by node", "Decision log and job starts",
+	"Holds for locality", "Hold wait: got / predicted"};
 
 /* Panels as wide as the page (w 24 in the Grafana JSON), by index. */
 static int wide(int p)
@@ -380,6 +381,35 @@ static void panel_decisions(dash *d, int p)
 	line_chart(d, 0);
 }
 
+/* Holds closed per bin by place in the queue, and the median of got over
+ * predicted wait up to each bin's end (the gauge is over the whole log). */
+static void panel_holds(dash *d, int p)
+{
+	double *v[3];
+
+	d->ns = 0;
+	if (p == 14) {
+		v[0] = series_add(d, "held at the queue head");
+		v[1] = series_add(d, "held behind it");
+		v[2] = series_add(d, "kept their promise");
+		for (int i = 0; i < d->nb; i++) {
+			v[0][i] = d->win[i].holds_at[0];
+			v[1][i] = d->win[i].holds_at[1];
+			v[2][i] = d->win[i].holds_kept;
+		}
+	} else {
+		v[0] = series_add(d, "at the queue head");
+		v[1] = series_add(d, "behind it");
+		v[2] = series_add(d, "all holds");
+		for (int i = 0; i < d->nb; i++) {
+			v[0][i] = d->cum[i].hold_ratio_median_at[0];
+			v[1][i] = d->cum[i].hold_ratio_median_at[1];
+			v[2][i] = d->cum[i].hold_ratio_median;
+		}
+	}
+	line_chart(d, 0);
+}
+
 static void panel_cluster(dash *d, const report_occupancy *now, int p)
 {
 	const place_cluster *c;
@@ -561,8 +591,10 @@ int report_dashboard_write(FILE *f, const report_log *log, const place_cluster *
 			panel_cluster(d, &now, p);
 		else if (p < 13)
 			panel_nodes(d, nodes, p);
-		else
+		else if (p == 13)
 			panel_log(d, nodes);
+		else
+			panel_holds(d, p);
 		fputs("</section>\n", f);
 	}
 	fputs("</div>\n</body></html>\n", f);

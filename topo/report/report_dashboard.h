@@ -19,8 +19,8 @@
 #include "report_log.h"
 #include "report_node.h"
 
-#define REPORT_DASHBOARD_PANELS 14
-/* The panel titles, as in contrib/grafana/topognn.json (ids 1..14). */
+#define REPORT_DASHBOARD_PANELS 16
+/* The panel titles, as in contrib/grafana/topognn.json (ids 1..16). */
 extern const char *const report_dashboard_titles[REPORT_DASHBOARD_PANELS];
 
 typedef struct report_dashboard_opts {
