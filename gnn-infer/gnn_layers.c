@@ -274,6 +274,54 @@ GNN_INLINE void rows_times_matrix(const float *const x[GNN_ROWS], size_t in, siz
 		row_times_matrix_from(x[r], in, out, w, b, y[r], o);
 }
 
+/* rows_times_matrix for CPUs without 512-bit registers: GNN_ROWS rows by
+ * 16 outputs at a time in 8-float vectors, eight accumulators that AVX2's
+ * sixteen registers hold with the two weight vectors, so each weight load
+ * serves four rows and four independent sums hide the adder's latency (one
+ * row at a time has two, and waits on them). Same summation order as
+ * row_times_matrix, so the same bits. */
+GNN_INLINE void rows_times_matrix8(const float *const x[GNN_ROWS], size_t in, size_t out,
+				   const float *restrict w, const float *restrict b,
+				   float *const y[GNN_ROWS])
+{
+	const float *restrict x0 = x[0], *restrict x1 = x[1], *restrict x2 = x[2],
+			      *restrict x3 = x[3];
+	size_t o = 0, k, r;
+
+	for (; o + 16 <= out; o += 16) {
+		v8 a0 = {0}, a1 = {0}, c0, c1, d0, d1, e0, e1, w0, w1;
+
+		if (b) {
+			LOAD(a0, b + o);
+			LOAD(a1, b + o + 8);
+		}
+		c0 = d0 = e0 = a0;
+		c1 = d1 = e1 = a1;
+		for (k = 0; k < in; k++) {
+			LOAD(w0, w + k * out + o);
+			LOAD(w1, w + k * out + o + 8);
+			a0 += x0[k] * w0;
+			a1 += x0[k] * w1;
+			c0 += x1[k] * w0;
+			c1 += x1[k] * w1;
+			d0 += x2[k] * w0;
+			d1 += x2[k] * w1;
+			e0 += x3[k] * w0;
+			e1 += x3[k] * w1;
+		}
+		memcpy(y[0] + o, &a0, sizeof(a0));
+		memcpy(y[0] + o + 8, &a1, sizeof(a1));
+		memcpy(y[1] + o, &c0, sizeof(c0));
+		memcpy(y[1] + o + 8, &c1, sizeof(c1));
+		memcpy(y[2] + o, &d0, sizeof(d0));
+		memcpy(y[2] + o + 8, &d1, sizeof(d1));
+		memcpy(y[3] + o, &e0, sizeof(e0));
+		memcpy(y[3] + o + 8, &e1, sizeof(e1));
+	}
+	for (r = 0; o < out && r < GNN_ROWS; r++)
+		row_times_matrix_from(x[r], in, out, w, b, y[r], o);
+}
+
 GNN_INLINE void linear_rows(const float *x, size_t n, size_t in, size_t out, const float *w,
 			    const float *b, float *y, enum gnn_act act, int wide)
 {
@@ -281,12 +329,15 @@ GNN_INLINE void linear_rows(const float *x, size_t n, size_t in, size_t out, con
 	float *yr[GNN_ROWS];
 	size_t i, r;
 
-	for (i = 0; wide && i + GNN_ROWS <= n; i += GNN_ROWS) {
+	for (i = 0; i + GNN_ROWS <= n; i += GNN_ROWS) {
 		for (r = 0; r < GNN_ROWS; r++) {
 			xr[r] = x + (i + r) * in;
 			yr[r] = y + (i + r) * out;
 		}
-		rows_times_matrix(xr, in, out, w, b, yr);
+		if (wide)
+			rows_times_matrix(xr, in, out, w, b, yr);
+		else
+			rows_times_matrix8(xr, in, out, w, b, yr);
 		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
 	}
 	for (; i < n; i++) {
@@ -475,6 +526,68 @@ GNN_INLINE void aggregate_block16(const gnn_graph *g, const float *x, size_t dim
 	memcpy(max + k, &m, sizeof(m));
 }
 
+/* VMAX_INTO for 8 lanes. */
+#define VMAX8_INTO(m, v)                                                             \
+	do {                                                                         \
+		int l_;                                                              \
+		for (l_ = 0; l_ < 8; l_++)                                           \
+			(m)[l_] = (v)[l_] > (m)[l_] ? (v)[l_] : (m)[l_];             \
+	} while (0)
+
+/* Add the message from row xj (scaled by *wt unless wt is NULL) into the
+ * sums s[0..nv) and maxima m[0..nv) of nv * 8 columns. */
+GNN_INLINE void message8(const float *xj, const float *wt, int nv, v8 *s, v8 *m)
+{
+	for (int q = 0; q < nv; q++) {
+		v8 v;
+
+		LOAD(v, xj + 8 * q);
+		if (wt)
+			v = *wt * v;
+		s[q] += v;
+		VMAX8_INTO(m[q], v);
+	}
+}
+
+/* aggregate_block32 (nv 4) or aggregate_block16 (nv 2) in 8-float
+ * vectors, for the narrow kernels: without 512-bit registers GCC splits a
+ * 16-float vector and keeps its pieces on the stack, and the aggregation
+ * then runs at the speed of store-to-load forwarding (5x slower on AVX2).
+ * Lanes are independent, so the bits are those of the 16-float code. */
+GNN_INLINE void aggregate_block8(const gnn_graph *g, const float *x, size_t dim, size_t i,
+				 size_t k, int nv, float *restrict mean, float *restrict max)
+{
+	const int32_t lo = g->offsets[i], hi = g->offsets[i + 1];
+	const int32_t end = g->offsets[g->n_vertices];
+	const v8 zero = {0};
+	v8 s[4] = {zero, zero, zero, zero};
+	v8 m[4] = {zero - INFINITY, zero - INFINITY, zero - INFINITY, zero - INFINITY};
+	int32_t e;
+
+	if (g->edge_weights) {
+		for (e = lo; e < hi; e++) {
+			if (k == 0)
+				prefetch_row(g, x, dim, e, end);
+			message8(x + (size_t)g->neighbours[e] * dim + k, g->edge_weights + e, nv, s,
+				 m);
+		}
+	} else {
+		for (e = lo; e < hi; e++) {
+			if (k == 0)
+				prefetch_row(g, x, dim, e, end);
+			message8(x + (size_t)g->neighbours[e] * dim + k, NULL, nv, s, m);
+		}
+	}
+	for (int q = 0; q < nv; q++) {
+		if (hi > lo)
+			s[q] /= (float)(hi - lo);
+		else
+			m[q] = zero;
+		memcpy(mean + k + 8 * q, &s[q], sizeof(s[q]));
+		memcpy(max + k + 8 * q, &m[q], sizeof(m[q]));
+	}
+}
+
 GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, size_t i,
 			      float *restrict mean, float *restrict max, int wide)
 {
@@ -485,8 +598,12 @@ GNN_INLINE void aggregate_row(const gnn_graph *g, const float *x, size_t dim, si
 
 	for (; wide && k + 32 <= dim; k += 32)
 		aggregate_block32(g, x, dim, i, k, mean, max);
-	for (; k + 16 <= dim; k += 16)
+	for (; wide && k + 16 <= dim; k += 16)
 		aggregate_block16(g, x, dim, i, k, mean, max);
+	for (; !wide && k + 32 <= dim; k += 32)
+		aggregate_block8(g, x, dim, i, k, 4, mean, max);
+	for (; !wide && k + 16 <= dim; k += 16)
+		aggregate_block8(g, x, dim, i, k, 2, mean, max);
 	rest = k;
 	for (j = rest; j < dim; j++)
 		mean[j] = 0.0f;
@@ -597,15 +714,18 @@ GNN_INLINE void sage_shared_rows(const gnn_graph *g, size_t i0, size_t n, const 
 	float *yr[GNN_ROWS];
 	size_t i = i0, r, m;
 
-	for (; wide && i + GNN_ROWS <= n; i += GNN_ROWS) {
+	for (; i + GNN_ROWS <= n; i += GNN_ROWS) {
 		for (r = 0; r < GNN_ROWS; r++) {
-			sage_row(g, x, stride, in, i + r, scratch + r * 3 * in, 1);
+			sage_row(g, x, stride, in, i + r, scratch + r * 3 * in, wide);
 			xr[r] = scratch + r * 3 * in;
 		}
 		for (m = 0; m < n_models; m++) {
 			for (r = 0; r < GNN_ROWS; r++)
 				yr[r] = o[m].y + (i + r) * o[m].out;
-			rows_times_matrix(xr, 3 * in, o[m].out, o[m].w, o[m].b, yr);
+			if (wide)
+				rows_times_matrix(xr, 3 * in, o[m].out, o[m].w, o[m].b, yr);
+			else
+				rows_times_matrix8(xr, 3 * in, o[m].out, o[m].w, o[m].b, yr);
 			act_rows(o[m].act, o[m].y + i * o[m].out, GNN_ROWS * o[m].out,
 				 o[m].y + i * o[m].out);
 		}
