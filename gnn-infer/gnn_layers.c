@@ -9,10 +9,12 @@
  * SIMD code at -O2 without special flags. On x86-64 with GCC, the hot
  * functions are also cloned for AVX2 and AVX-512 and picked at load time
  * (GNN_HOT), so one portable binary uses the wide registers where present.
- * The matrix kernels multiply four rows per weight load (GNN_ROWS), which
- * needs 32 registers of 512 bits; each kernel is therefore built as a wide
- * and a narrow (one row at a time) function and GNN_WIDE picks one per
- * call. Both sum in the same order, so they give the same bits.
+ * The matrix kernels multiply four rows per weight load (GNN_ROWS). In
+ * 16-float vectors that needs 32 registers of 512 bits; each kernel is
+ * therefore built as a wide function (16-float vectors, for AVX-512) and a
+ * narrow one (8-float vectors, which AVX2's sixteen registers hold), and
+ * GNN_WIDE picks one per call. Both sum in the same order, so they give the
+ * same bits (test_gnn_kernels_wide and _narrow check each on any CPU).
  */
 #include "gnn_internal.h"
 
@@ -35,9 +37,9 @@
 /* GCC exports a target_clones function's resolver whatever -fvisibility
  * says; a library-private one must say hidden itself (test_exported_symbols). */
 #define GNN_HOT_PRIVATE GNN_HOT __attribute__((visibility("hidden")))
-/* Whether the four-row kernels, whose 16-float accumulators need 32
- * vector registers of 512 bits, run here; elsewhere (AVX2, SSE) compilers
- * spill them to the stack, and one row at a time in 8-float vectors is
+/* Whether the 16-float kernels, whose accumulators need 32 vector
+ * registers of 512 bits, run here; elsewhere (AVX2, SSE) compilers split
+ * 16-float vectors and spill them to the stack, and the 8-float kernels are
  * faster. Both give the same bits. */
 #ifndef GNN_WIDE
 #if defined(__x86_64__) && !defined(__AVX512F__)
