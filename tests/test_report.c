@@ -417,6 +417,64 @@ static void test_metrics_deferrals(void **state)
 	report_log_free(&log);
 }
 
+/* `placement-report metrics` of the decision log `text`, given the log
+ * itself or, with_log 0, only its statistics. */
+static char *metrics_of(const char *text, int with_log)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+	report_log log;
+	report_stats st;
+	topo_error err;
+
+	assert_int_equal(report_log_load_mem(text, strlen(text), "d.log", &log, &err), 0);
+	assert_int_equal(report_stats_compute(&log, -INFINITY, INFINITY, &st), 0);
+	assert_non_null(f = open_memstream(&out, &len));
+	assert_int_equal(report_metrics_write(f, &st, with_log ? &log : NULL, NULL), 0);
+	fclose(f);
+	report_log_free(&log);
+	return out;
+}
+
+/* The last day's hold ratio: a hold closed more than a day before the
+ * log's newest line counts in the whole log's median, not in the day's. */
+static void test_metrics_holds_last_day(void **state)
+{
+	static const char *const text =
+		"{\"job\":5,\"timestamp\":10,\"queue_position\":2,\"ok\":true,"
+		"\"policy\":\"model\",\"chosen\":{\"hosts\":[\"a\",\"b\"],\"groups\":2},"
+		"\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true,"
+		"\"expected_wait_s\":100,\"expected_groups\":1}}\n"
+		"{\"job\":5,\"timestamp\":310,\"ok\":true,\"policy\":\"model\","
+		"\"chosen\":{\"hosts\":[\"c\",\"d\"],\"groups\":1},"
+		"\"locality\":{\"min_groups\":1,\"checked\":false,\"waited_s\":300}}\n"
+		"{\"job\":6,\"timestamp\":100000,\"queue_position\":1,\"ok\":true,"
+		"\"policy\":\"model\",\"chosen\":{\"hosts\":[\"a\",\"b\"],\"groups\":2},"
+		"\"locality\":{\"min_groups\":1,\"checked\":true,\"deferred\":true,"
+		"\"expected_wait_s\":200,\"expected_groups\":1}}\n"
+		"{\"job\":6,\"timestamp\":100100,\"ok\":true,\"policy\":\"model\","
+		"\"chosen\":{\"hosts\":[\"c\",\"d\"],\"groups\":1},"
+		"\"locality\":{\"min_groups\":1,\"checked\":false,\"waited_s\":100}}\n";
+	char *out;
+
+	(void)state;
+	out = metrics_of(text, 1);
+	/* the whole log: 3x behind the head, 0.5x at it (of two, the lower) */
+	assert_non_null(strstr(out, "\ntopognn_hold_wait_ratio{queue=\"all\"} 0.5\n"
+				    "topognn_hold_wait_ratio{queue=\"head\"} 0.5\n"
+				    "topognn_hold_wait_ratio{queue=\"behind\"} 3\n"));
+	/* the day up to 100100: only job 6 */
+	assert_non_null(strstr(out, "\ntopognn_hold_wait_ratio_last_day{queue=\"all\"} 0.5\n"
+				    "topognn_hold_wait_ratio_last_day{queue=\"head\"} 0.5\n"
+				    "topognn_hold_wait_ratio_last_day{queue=\"behind\"} NaN\n"));
+	free(out);
+	/* without the log (slurmrestd only) the day's ratios are NaN */
+	out = metrics_of(text, 0);
+	assert_non_null(strstr(out, "\ntopognn_hold_wait_ratio_last_day{queue=\"all\"} NaN\n"));
+	free(out);
+}
+
 /* What a heavy request's locality weighed, read back: the budget, the
  * engine's sentence, the learned gate's probability and its features by
  * name in record order; a record without them says "unknown". */
@@ -647,6 +705,7 @@ int main(void)
 		cmocka_unit_test(test_log_missing_file), cmocka_unit_test(test_rest_jobs_nodes),
 		cmocka_unit_test(test_rest_errors),      cmocka_unit_test(test_node_reports),
 		cmocka_unit_test(test_stats_and_metrics), cmocka_unit_test(test_metrics_deferrals),
+		cmocka_unit_test(test_metrics_holds_last_day),
 		cmocka_unit_test(test_log_locality_gate), cmocka_unit_test(test_history_holds),
 		cmocka_unit_test(test_node_summary_metrics), cmocka_unit_test(test_why_lost),
 	};

@@ -48,6 +48,7 @@ typedef struct dash {
 	int nb;
 	double t0, w;              /* first bin's start, bin width in seconds */
 	report_stats *win, *cum;   /* per bin: its own decisions; all up to its end */
+	report_stats *day;         /* per bin: the 24 h up to its end */
 	int have_occ;              /* the four below are set (a cluster was given) */
 	double busy[MAX_BINS], idle[MAX_BINS], running[MAX_BINS], frag[MAX_BINS];
 	series s[MAX_SERIES];
@@ -382,7 +383,8 @@ static void panel_decisions(dash *d, int p)
 }
 
 /* Holds closed per bin by place in the queue, and the median of got over
- * predicted wait up to each bin's end (the gauge is over the whole log). */
+ * predicted wait at each bin's end: over the day before it by place in the
+ * queue (topognn_hold_wait_ratio_last_day), over the log for all holds. */
 static void panel_holds(dash *d, int p)
 {
 	double *v[3];
@@ -398,12 +400,12 @@ static void panel_holds(dash *d, int p)
 			v[2][i] = d->win[i].holds_kept;
 		}
 	} else {
-		v[0] = series_add(d, "at the queue head");
-		v[1] = series_add(d, "behind it");
-		v[2] = series_add(d, "all holds");
+		v[0] = series_add(d, "at the queue head, last day");
+		v[1] = series_add(d, "behind it, last day");
+		v[2] = series_add(d, "all holds, whole log");
 		for (int i = 0; i < d->nb; i++) {
-			v[0][i] = d->cum[i].hold_ratio_median_at[0];
-			v[1][i] = d->cum[i].hold_ratio_median_at[1];
+			v[0][i] = d->day[i].hold_ratio_median_at[0];
+			v[1][i] = d->day[i].hold_ratio_median_at[1];
 			v[2][i] = d->cum[i].hold_ratio_median;
 		}
 	}
@@ -513,14 +515,16 @@ static int bins_compute(dash *d, const place_cluster *c)
 	d->w = last > first ? (last - first) / d->nb : 1;
 	d->win = calloc((size_t)d->nb, sizeof(report_stats));
 	d->cum = calloc((size_t)d->nb, sizeof(report_stats));
-	if (!d->win || !d->cum)
+	d->day = calloc((size_t)d->nb, sizeof(report_stats));
+	if (!d->win || !d->cum || !d->day)
 		return -1;
 	for (int i = 0; i < d->nb; i++) {
 		double until = i == d->nb - 1 ? INFINITY : nextafter(bin_end(d, i), -INFINITY);
 		report_occupancy o;
 
 		if (report_stats_compute(log, i ? d->t0 + i * d->w : -INFINITY, until, &d->win[i]) ||
-		    report_stats_compute(log, -INFINITY, until, &d->cum[i]))
+		    report_stats_compute(log, -INFINITY, until, &d->cum[i]) ||
+		    report_stats_compute(log, bin_end(d, i) - 86400, until, &d->day[i]))
 			return -1;
 		if (!c)
 			continue;
@@ -604,6 +608,7 @@ out:
 		report_occupancy_free(&now);
 	free(d->win);
 	free(d->cum);
+	free(d->day);
 	free(d);
 	return rc;
 }

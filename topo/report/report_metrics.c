@@ -70,17 +70,34 @@ static void group_gauge(FILE *f, const report_occupancy *o, const char *name, co
 		}
 }
 
-/* Holds for locality closed in the window (report_stats' holds), by the
- * job's place in the queue when held: whether they keep their promise. */
-static void hold_metrics(FILE *f, const report_stats *st)
+static const char *const hold_where[] = {"head", "behind"};
+
+/* name{queue="all|head|behind"}: the median wait ratio of the holds of st. */
+static void hold_ratios(FILE *f, const char *name, const report_stats *st)
 {
-	static const char *const where[] = {"head", "behind"};
+	labelled(f, name, "queue", "all");
+	value(f, st ? st->hold_ratio_median : NAN);
+	for (int i = 0; i < 2; i++) {
+		labelled(f, name, "queue", hold_where[i]);
+		value(f, st ? st->hold_ratio_median_at[i] : NAN);
+	}
+}
+
+/* Holds for locality closed in the window (report_stats' holds), by the
+ * job's place in the queue when held: whether they keep their promise.
+ * The ratio again over the day up to the log's newest line, which an
+ * alert can watch recover (the whole log's median moves slowly). Returns
+ * 0, or -1 when memory runs out. */
+static int hold_metrics(FILE *f, const report_stats *st, const report_log *log)
+{
+	report_stats day;
+	int have_day = 0;
 
 	head(f, "topognn_holds_total", "counter",
 	     "Jobs placed after a hold for locality, by their place in the queue when held "
 	     "(head, behind, unknown).");
 	for (int i = 0; i < 2; i++) {
-		labelled(f, "topognn_holds_total", "queue", where[i]);
+		labelled(f, "topognn_holds_total", "queue", hold_where[i]);
 		fprintf(f, "%d\n", st->holds_at[i]);
 	}
 	labelled(f, "topognn_holds_total", "queue", "unknown");
@@ -90,12 +107,17 @@ static void hold_metrics(FILE *f, const report_stats *st)
 	head(f, "topognn_hold_wait_ratio", "gauge",
 	     "Median wait a held job got over the wait predicted when it was held, by its "
 	     "place in the queue (all, head, behind); NaN without such holds.");
-	labelled(f, "topognn_hold_wait_ratio", "queue", "all");
-	value(f, st->hold_ratio_median);
-	for (int i = 0; i < 2; i++) {
-		labelled(f, "topognn_hold_wait_ratio", "queue", where[i]);
-		value(f, st->hold_ratio_median_at[i]);
+	hold_ratios(f, "topognn_hold_wait_ratio", st);
+	if (log && log->n > 0) {
+		if (report_stats_compute(log, report_log_last_time(log) - 86400, INFINITY, &day))
+			return -1;
+		have_day = 1;
 	}
+	head(f, "topognn_hold_wait_ratio_last_day", "gauge",
+	     "topognn_hold_wait_ratio over the holds closed in the 24 h up to the decision "
+	     "log's newest line; NaN without such holds.");
+	hold_ratios(f, "topognn_hold_wait_ratio_last_day", have_day ? &day : NULL);
+	return 0;
 }
 
 int report_metrics_write(FILE *f, const report_stats *st, const report_log *log,
@@ -157,7 +179,8 @@ int report_metrics_write(FILE *f, const report_stats *st, const report_log *log,
 	counter(f, "topognn_heavy_jobs_total", "Heavy multi-host jobs placed.", st->heavy);
 	counter(f, "topognn_heavy_jobs_spanning_groups_total",
 		"Heavy multi-host jobs placed over more than one group.", st->heavy_spanning);
-	hold_metrics(f, st);
+	if (hold_metrics(f, st, log))
+		return -1;
 	counter(f, "topognn_decision_log_skipped_lines_total",
 		"Lines of the decision log that could not be read.", log ? log->skipped : 0);
 	counter(f, "topognn_decision_log_lines_total", "Lines of the decision log read.",

@@ -18,8 +18,9 @@
 #include "report_node.h"
 
 /* Write the metrics of st, computed from log (NULL: no log, e.g. only
- * slurmrestd), and of o when not NULL, to f. Returns 0, or -1 on a write
- * error. */
+ * slurmrestd), and of o when not NULL, to f. Metrics of the last day (up
+ * to the log's newest line) come from log itself. Returns 0, or -1 on a
+ * write error or when memory runs out. */
 int report_metrics_write(FILE *f, const report_stats *st, const report_log *log,
 			 const report_occupancy *o);
 
