@@ -433,13 +433,14 @@ GNN_INLINE void prefetch_row(const gnn_graph *g, const float *x, size_t dim, int
 	}
 }
 
-/* m = v > m ? v : m lane by lane (the scalar max of accumulate_message).
- * Written per lane because compilers turn exactly this form into one max
- * instruction (x86 maxps has these semantics, zeros and NaNs included). */
+/* m = v > m ? v : m lane by lane (the scalar max of accumulate_message),
+ * for vectors of any width (v8 or v16). Written per lane because compilers
+ * turn exactly this form into one max instruction (x86 maxps has these
+ * semantics, zeros and NaNs included). */
 #define VMAX_INTO(m, v)                                                              \
 	do {                                                                         \
 		int l_;                                                              \
-		for (l_ = 0; l_ < 16; l_++)                                          \
+		for (l_ = 0; l_ < (int)(sizeof(m) / sizeof(float)); l_++)            \
 			(m)[l_] = (v)[l_] > (m)[l_] ? (v)[l_] : (m)[l_];             \
 	} while (0)
 
@@ -528,14 +529,6 @@ GNN_INLINE void aggregate_block16(const gnn_graph *g, const float *x, size_t dim
 	memcpy(max + k, &m, sizeof(m));
 }
 
-/* VMAX_INTO for 8 lanes. */
-#define VMAX8_INTO(m, v)                                                             \
-	do {                                                                         \
-		int l_;                                                              \
-		for (l_ = 0; l_ < 8; l_++)                                           \
-			(m)[l_] = (v)[l_] > (m)[l_] ? (v)[l_] : (m)[l_];             \
-	} while (0)
-
 /* Add the message from row xj (scaled by *wt unless wt is NULL) into the
  * sums s[0..nv) and maxima m[0..nv) of nv * 8 columns. */
 GNN_INLINE void message8(const float *xj, const float *wt, int nv, v8 *s, v8 *m)
@@ -547,7 +540,7 @@ GNN_INLINE void message8(const float *xj, const float *wt, int nv, v8 *s, v8 *m)
 		if (wt)
 			v = *wt * v;
 		s[q] += v;
-		VMAX8_INTO(m[q], v);
+		VMAX_INTO(m[q], v);
 	}
 }
 
