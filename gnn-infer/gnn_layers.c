@@ -236,17 +236,20 @@ GNN_INLINE void rows32_store(const rows32 *a, float *const y[GNN_ROWS], size_t o
 /* GNN_ROWS rows at once (row r at x[r], its output at y[r]), sharing each
  * weight load among 2 * GNN_ROWS accumulators: the weights are loaded once
  * per block instead of once per row, and the adder pipelines get enough
- * independent sums to run at full rate. Same per-output summation order as
- * row_times_matrix, so the same bits. */
+ * independent sums to run at full rate. Wide: blocks of 32 and 16 outputs
+ * in 16-float vectors. Narrow: blocks of 16 outputs in 8-float vectors,
+ * eight accumulators that AVX2's sixteen registers hold with the two
+ * weight vectors. Same per-output summation order as row_times_matrix, so
+ * the same bits. */
 GNN_INLINE void rows_times_matrix(const float *const x[GNN_ROWS], size_t in, size_t out,
 				  const float *restrict w, const float *restrict b,
-				  float *const y[GNN_ROWS])
+				  float *const y[GNN_ROWS], int wide)
 {
 	const float *restrict x0 = x[0], *restrict x1 = x[1], *restrict x2 = x[2],
 			      *restrict x3 = x[3];
 	size_t o = 0, k, r;
 
-	for (; o + 32 <= out; o += 32) {
+	for (; wide && o + 32 <= out; o += 32) {
 		rows32 a;
 
 		rows32_init(&a, b ? b + o : NULL);
@@ -254,7 +257,7 @@ GNN_INLINE void rows_times_matrix(const float *const x[GNN_ROWS], size_t in, siz
 			rows32_add(&a, x0, x1, x2, x3, k, w + k * out + o);
 		rows32_store(&a, y, o);
 	}
-	for (; o + 16 <= out; o += 16) { /* e.g. topognn's 16-wide layers */
+	for (; wide && o + 16 <= out; o += 16) { /* e.g. topognn's 16-wide layers */
 		v16 a0 = {0}, c0, d0, e0, w0;
 
 		if (b)
@@ -272,25 +275,7 @@ GNN_INLINE void rows_times_matrix(const float *const x[GNN_ROWS], size_t in, siz
 		memcpy(y[2] + o, &d0, sizeof(d0));
 		memcpy(y[3] + o, &e0, sizeof(e0));
 	}
-	for (r = 0; o < out && r < GNN_ROWS; r++)
-		row_times_matrix_from(x[r], in, out, w, b, y[r], o);
-}
-
-/* rows_times_matrix for CPUs without 512-bit registers: GNN_ROWS rows by
- * 16 outputs at a time in 8-float vectors, eight accumulators that AVX2's
- * sixteen registers hold with the two weight vectors, so each weight load
- * serves four rows and four independent sums hide the adder's latency (one
- * row at a time has two, and waits on them). Same summation order as
- * row_times_matrix, so the same bits. */
-GNN_INLINE void rows_times_matrix8(const float *const x[GNN_ROWS], size_t in, size_t out,
-				   const float *restrict w, const float *restrict b,
-				   float *const y[GNN_ROWS])
-{
-	const float *restrict x0 = x[0], *restrict x1 = x[1], *restrict x2 = x[2],
-			      *restrict x3 = x[3];
-	size_t o = 0, k, r;
-
-	for (; o + 16 <= out; o += 16) {
+	for (; !wide && o + 16 <= out; o += 16) {
 		v8 a0 = {0}, a1 = {0}, c0, c1, d0, d1, e0, e1, w0, w1;
 
 		if (b) {
@@ -336,10 +321,7 @@ GNN_INLINE void linear_rows(const float *x, size_t n, size_t in, size_t out, con
 			xr[r] = x + (i + r) * in;
 			yr[r] = y + (i + r) * out;
 		}
-		if (wide)
-			rows_times_matrix(xr, in, out, w, b, yr);
-		else
-			rows_times_matrix8(xr, in, out, w, b, yr);
+		rows_times_matrix(xr, in, out, w, b, yr, wide);
 		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
 	}
 	for (; i < n; i++) {
@@ -717,10 +699,7 @@ GNN_INLINE void sage_shared_rows(const gnn_graph *g, size_t i0, size_t n, const 
 		for (m = 0; m < n_models; m++) {
 			for (r = 0; r < GNN_ROWS; r++)
 				yr[r] = o[m].y + (i + r) * o[m].out;
-			if (wide)
-				rows_times_matrix(xr, 3 * in, o[m].out, o[m].w, o[m].b, yr);
-			else
-				rows_times_matrix8(xr, 3 * in, o[m].out, o[m].w, o[m].b, yr);
+			rows_times_matrix(xr, 3 * in, o[m].out, o[m].w, o[m].b, yr, wide);
 			act_rows(o[m].act, o[m].y + i * o[m].out, GNN_ROWS * o[m].out,
 				 o[m].y + i * o[m].out);
 		}
@@ -885,7 +864,7 @@ GNN_INLINE void gin_rows(const gnn_graph *g, size_t n, const float *x, size_t in
 			xr[k] = scratch + k * in;
 			yr[k] = y + (i + k) * out;
 		}
-		rows_times_matrix(xr, in, out, w, b, yr);
+		rows_times_matrix(xr, in, out, w, b, yr, 1);
 		act_rows(act, y + i * out, GNN_ROWS * out, y + i * out);
 	}
 	for (; i < n; i++) {
