@@ -647,34 +647,120 @@ static void test_remaining_steps_match_log1p(void **state)
 	topo_graph_free(tg);
 }
 
+/* The 256-host fat-tree of the refresh tests, every host idle. */
+static place_state *idle_fattree(topo_graph **tg, place_cluster **c)
+{
+	topo_error err;
+	place_state *s;
+
+	*tg = sim_load_graph("fattree", "groups=16,hosts=16,rails=4,oversub=2", &err);
+	assert_non_null(*tg);
+	*c = place_cluster_new(*tg, &err);
+	assert_non_null(*c);
+	s = place_state_new(*c);
+	assert_non_null(s);
+	for (int h = 0; h < place_cluster_nhosts(*c); h++)
+		place_state_set_host(s, h, 8, 8, 112, 112, 0);
+	return s;
+}
+
+/* One place_features kept across state changes (as the scorer keeps it:
+ * it reuses the last graph when the types are the same) builds the graph
+ * and rows a fresh one builds, whether the types changed or not. */
+static void test_features_kept_match_fresh(void **state)
+{
+	enum { STEPS = 300 };
+	topo_graph *tg;
+	place_cluster *c;
+	place_state *s = idle_fattree(&tg, &c);
+	place_features *kept = place_features_new(c, 1.0, 0.5);
+	uint32_t ids[3 * STEPS];
+	int nids = 0, nhosts = place_cluster_nhosts(c), same_types = 0, moved_types = 0;
+	int new_types = 0, prev_T = -1;
+	unsigned seed = 99;
+	float *x, *y;
+	int32_t *prev_off;
+
+	(void)state;
+	assert_non_null(kept);
+	x = malloc((size_t)place_features_max_vertices(kept) * PLACE_FEAT_VERTEX * sizeof(float));
+	y = malloc((size_t)place_features_max_vertices(kept) * PLACE_FEAT_VERTEX * sizeof(float));
+	prev_off = calloc((size_t)place_features_max_vertices(kept) + 1, sizeof(int32_t));
+	assert_non_null(x);
+	assert_non_null(y);
+	assert_non_null(prev_off);
+	for (int i = 0; i < STEPS; i++) {
+		place_features *fresh = place_features_new(c, 1.0, 0.5);
+		int nv, T, ne;
+
+		assert_non_null(fresh);
+		/* one to three changes, so that types also come and go in two
+		 * groups at once and the count stays while the layout moves */
+		for (int k = 0, n = 1 + (int)(next_rand(&seed) % 3); k < n; k++)
+			random_change(s, nhosts, &seed, ids, &nids, 5000u + 3u * (uint32_t)i + (uint32_t)k);
+		place_features_vertices(kept, s, x);
+		place_features_vertices(fresh, s, y);
+		nv = place_features_nvertices(kept);
+		T = place_features_ntypes(kept);
+		ne = place_features_nedges(kept);
+		assert_int_equal(nv, place_features_nvertices(fresh));
+		assert_int_equal(T, place_features_ntypes(fresh));
+		assert_int_equal(ne, place_features_nedges(fresh));
+		assert_memory_equal(place_features_offsets(kept), place_features_offsets(fresh),
+				    ((size_t)nv + 1) * sizeof(int32_t));
+		assert_memory_equal(place_features_neighbours(kept),
+				    place_features_neighbours(fresh), (size_t)ne * sizeof(int32_t));
+		assert_memory_equal(place_features_weights(kept), place_features_weights(fresh),
+				    (size_t)ne * sizeof(float));
+		assert_memory_equal(place_features_host_vertex(kept),
+				    place_features_host_vertex(fresh), (size_t)nhosts * sizeof(int32_t));
+		assert_memory_equal(x, y, (size_t)nv * PLACE_FEAT_VERTEX * sizeof(float));
+		/* both ways through the build: the same type layout as the step
+		 * before (the graph reused), and a new one */
+		if (T == prev_T && !memcmp(prev_off, place_features_offsets(kept),
+					   ((size_t)nv + 1) * sizeof(int32_t)))
+			same_types++;
+		else if (T == prev_T)
+			moved_types++;
+		else
+			new_types++;
+		prev_T = T;
+		memcpy(prev_off, place_features_offsets(kept), ((size_t)nv + 1) * sizeof(int32_t));
+		place_features_free(fresh);
+	}
+	printf("# %d steps kept the type layout, %d moved it (as many types), %d changed the "
+	       "count\n", same_types, moved_types, new_types);
+	assert_true(same_types > STEPS / 10);
+	assert_true(moved_types > 0);
+	assert_true(new_types > STEPS / 10);
+	free(prev_off);
+	free(y);
+	free(x);
+	place_features_free(kept);
+	place_state_free(s);
+	place_cluster_free(c);
+	topo_graph_free(tg);
+}
+
 static void test_fast_refresh_matches_full(void **state)
 {
 	enum { NCAND = 12, STEPS = 150 };
 	topo_error err;
-	topo_graph *tg = sim_load_graph("fattree", "groups=16,hosts=16,rails=4,oversub=2", &err);
+	topo_graph *tg;
 	place_cluster *c;
-	place_state *s;
-	place_gnn *fast;
+	place_state *s = idle_fattree(&tg, &c);
+	place_gnn *fast = place_gnn_new(c, MODEL, NCAND, 1.0, 0.5, &err);
 	place_scorer sf, sr;
 	place_candidate a[NCAND], b[NCAND];
 	static int ha[NCAND * 16], hb[NCAND * 16];
 	uint32_t ids[STEPS];
-	int nids = 0, nhosts;
+	int nids = 0, nhosts = place_cluster_nhosts(c);
 	unsigned seed = 2024;
 	char why[256];
 
 	(void)state;
-	assert_non_null(tg);
-	c = place_cluster_new(tg, &err);
-	assert_non_null(c);
-	nhosts = place_cluster_nhosts(c);
-	s = place_state_new(c);
-	fast = place_gnn_new(c, MODEL, NCAND, 1.0, 0.5, &err);
-	assert_non_null(s);
 	assert_non_null(fast);
 	place_gnn_scorer(fast, &sf);
-	for (int h = 0; h < nhosts; h++)
-		place_state_set_host(s, h, 8, 8, 112, 112, 0);
 	for (int i = 0; i < STEPS; i++) {
 		place_gnn *full = place_gnn_new(c, MODEL, NCAND, 1.0, 0.5, &err);
 		place_request r;
@@ -718,6 +804,7 @@ int main(void)
 		cmocka_unit_test(test_hold_gate_file),
 		cmocka_unit_test(test_fast_refresh_matches_full),
 		cmocka_unit_test(test_remaining_steps_match_log1p),
+		cmocka_unit_test(test_features_kept_match_fresh),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,7 +29,8 @@ struct place_features {
 	int32_t *off, *nbr;        /* max_nv + 1, max_ne */
 	float *w;
 	int32_t *prev_off;         /* off of the last build (max_nv + 1) ... */
-	int prev_T;                /* ... and its type count; -1 none */
+	int prev_T;                /* ... and its type count; -1 none ... */
+	int *prev_kind;            /* ... and its types' kinds (H) */
 	int *spine_vid;            /* S graph vertex ids */
 	int32_t *spine_leaf_off;   /* static CSR: leaves below spine k */
 	int32_t *spine_leaves;
@@ -41,6 +42,9 @@ struct place_features {
 	int nkinds;
 	int *host_kind;            /* H */
 	int *kind_rep;             /* a host of each kind */
+	int *kind_nleaves;         /* per kind: its leaves (rails with one) ... */
+	int *kind_leaf;            /* ... R per kind, in rail order ... */
+	float *kind_w;             /* ... and their cables' share of the fastest */
 	int *kind_head;            /* per kind: its first type this state, -1 */
 	int *type_next;            /* per type: the next type of its kind */
 	int *type_kind;            /* per type */
@@ -151,6 +155,34 @@ static int find_kinds(place_features *f)
 	return 0;
 }
 
+/* Each kind's leaves and cable weights, in rail order (rails without a
+ * leaf left out): a type's graph entries. */
+static int kind_leaves(place_features *f)
+{
+	const place_cluster *c = f->c;
+	int R = c->nrails;
+
+	f->kind_nleaves = calloc((size_t)f->nkinds + 1, sizeof(int));
+	f->kind_leaf = malloc(((size_t)f->nkinds * R + 1) * sizeof(int));
+	f->kind_w = malloc(((size_t)f->nkinds * R + 1) * sizeof(float));
+	if (!f->kind_nleaves || !f->kind_leaf || !f->kind_w)
+		return -1;
+	for (int k = 0; k < f->nkinds; k++) {
+		int h = f->kind_rep[k];
+
+		for (int r = 0; r < R; r++) {
+			int l = c->host_leaf[h * R + r], i = k * R + f->kind_nleaves[k];
+
+			if (l < 0)
+				continue;
+			f->kind_leaf[i] = l;
+			f->kind_w[i] = (float)(c->host_gbps[h * R + r] / f->top);
+			f->kind_nleaves[k]++;
+		}
+	}
+	return 0;
+}
+
 /* Spines (distinct vertices above the leaves) and the leaves below each. */
 static int build_spines(place_features *f)
 {
@@ -224,17 +256,19 @@ static int build_graph(place_features *f)
 	if (!f->host_kind || !f->kind_rep || !f->kind_head || !f->type_next || !f->type_kind ||
 	    !f->type_key ||
 	    !f->host_vertex || !f->kind_idle || !f->kind_down || !f->kind_rem || !f->kind_load ||
-	    !f->kind_util || find_kinds(f) || build_spines(f))
+	    !f->kind_util || find_kinds(f) || kind_leaves(f) ||
+	    build_spines(f))
 		return -1;
 	f->max_nv = f->H + f->L + f->S;
 	f->max_ne = 2 * f->H * c->nrails + 2 * c->leaf_spine_off[c->nleaves];
 	f->off = calloc((size_t)f->max_nv + 1, sizeof(int32_t));
 	f->prev_off = calloc((size_t)f->max_nv + 1, sizeof(int32_t));
 	f->prev_T = -1;
+	f->prev_kind = malloc((H + 1) * sizeof(int));
 	f->fill = calloc((size_t)f->max_nv + 1, sizeof(int));
 	f->nbr = malloc(((size_t)f->max_ne + 1) * sizeof(int32_t));
 	f->w = malloc(((size_t)f->max_ne + 1) * sizeof(float));
-	return f->off && f->prev_off && f->fill && f->nbr && f->w ? 0 : -1;
+	return f->off && f->prev_off && f->prev_kind && f->fill && f->nbr && f->w ? 0 : -1;
 }
 
 /* Up-ports per leaf: its up-link capacity in host-cable lanes. */
@@ -393,6 +427,7 @@ void place_features_free(place_features *f)
 		return;
 	free(f->off);
 	free(f->prev_off);
+	free(f->prev_kind);
 	free(f->nbr);
 	free(f->w);
 	free(f->spine_vid);
@@ -404,6 +439,9 @@ void place_features_free(place_features *f)
 	free(f->host_kind);
 	free(f->kind_rep);
 	free(f->kind_head);
+	free(f->kind_nleaves);
+	free(f->kind_leaf);
+	free(f->kind_w);
 	free(f->type_next);
 	free(f->type_kind);
 	free(f->type_key);
@@ -469,24 +507,40 @@ static float host_free_share(const place_state *s, int h)
 	return (float)!s->njobs[h];
 }
 
+/* Where the steps at or below h (>= 0, finite) end, give or take one:
+ * 4 log1p(h) = 4 ln2 log2(1 + h), and for 1 + h = 2^e (1 + m), m in
+ * [0, 1), log2(1 + h) lies in [e + m, e + m + 0.09): under a quarter of a
+ * step above the guess. */
+static int remaining_guess(double h)
+{
+	double x = 1.0 + h, m;
+	uint64_t b;
+	int e, k;
+
+	memcpy(&b, &x, sizeof(b));
+	e = (int)(b >> 52 & 0x7ff) - 1023;
+	m = (double)(b & ((UINT64_C(1) << 52) - 1)) * 0x1p-52;
+	k = (int)(4.0 * 0.6931471805599453 * (e + m));
+	return k < 0 ? 0 : k > PLACE_REM_STEPS ? PLACE_REM_STEPS : k;
+}
+
 float place_features_remaining(const place_features *f, double end_s, double now_s)
 {
 	double h = end_s > now_s ? (end_s - now_s) / 3600.0 : 0;
-	int lo = 0, hi = PLACE_REM_STEPS;
+	int k;
 
 	if (!(end_s > 0))
 		return 0;
 	if (!(h < f->rem_step[PLACE_REM_STEPS - 1])) /* past the table */
 		return (float)(floor(4.0 * log1p(h)) / 4.0);
-	while (lo < hi) { /* the steps at or below h */
-		int mid = (lo + hi) / 2;
-
-		if (f->rem_step[mid] <= h)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (float)(lo / 4.0);
+	/* the steps at or below h, counted from the guess: the table rises,
+	 * so the walk ends where a search over all of it would */
+	k = remaining_guess(h);
+	while (k < PLACE_REM_STEPS && f->rem_step[k] <= h)
+		k++;
+	while (k > 0 && f->rem_step[k - 1] > h)
+		k--;
+	return (float)(k / 4.0);
 }
 
 /* Per host: the remaining time of the running jobs. */
@@ -575,39 +629,48 @@ static void host_row(const place_features *f, const place_state *s, int h, float
 }
 
 /* The columns in which hosts of one kind differ (free share, down,
- * remaining time), packed: rows with different keys differ, so the search
- * for a host's type compares keys and only confirms a match on the row. */
-static uint64_t row_key(const float *x)
+ * remaining time; host_row's others are the kind's or its group's),
+ * packed: rows with different keys differ, so the search for a host's
+ * type compares keys and only confirms a match on those columns. */
+static uint64_t row_key(float free_share, float down, float rem)
 {
 	uint32_t a, b;
 
-	memcpy(&a, &x[3], sizeof(a));
-	memcpy(&b, &x[8], sizeof(b));
-	return ((uint64_t)a << 32 | b) ^ (x[4] != 0);
+	memcpy(&a, &free_share, sizeof(a));
+	memcpy(&b, &rem, sizeof(b));
+	return ((uint64_t)a << 32 | b) ^ (down != 0);
+}
+
+/* Whether row x has these varying columns, bit for bit. */
+static int row_varies_as(const float *x, float free_share, float down, float rem)
+{
+	float v[3] = { free_share, down, rem };
+
+	return !memcmp(&x[3], &v[0], 2 * sizeof(float)) && !memcmp(&x[8], &v[2], sizeof(float));
 }
 
 /* Hosts -> types: the first host of each (kind, feature row) makes a new
  * vertex (in host order, so the graph is deterministic); the others map
- * to it. Writes the type rows to out[0..T). */
+ * to it. Writes the type rows to out[0..T); a host's whole row is made
+ * only when it makes a type. */
 static void assign_types(place_features *f, const place_state *s, float *out)
 {
-	float row[PLACE_FEAT_VERTEX];
-
 	for (int k = 0; k < f->nkinds; k++)
 		f->kind_head[k] = -1;
 	f->T = 0;
 	for (int h = 0; h < f->H; h++) {
 		int k = f->host_kind[h], t = f->kind_head[k];
-		uint64_t key;
+		float free_share = host_free_share(s, h), down = s->flags[h] != 0;
+		float rem = f->host_rem[h];
+		uint64_t key = row_key(free_share, down, rem);
 
-		host_row(f, s, h, row);
-		key = row_key(row);
 		while (t >= 0 && (f->type_key[t] != key ||
-				  memcmp(out + (size_t)t * PLACE_FEAT_VERTEX, row, sizeof(row))))
+				  !row_varies_as(out + (size_t)t * PLACE_FEAT_VERTEX, free_share,
+						 down, rem)))
 			t = f->type_next[t];
 		if (t < 0) {
 			t = f->T++;
-			memcpy(out + (size_t)t * PLACE_FEAT_VERTEX, row, sizeof(row));
+			host_row(f, s, h, out + (size_t)t * PLACE_FEAT_VERTEX);
 			f->type_key[t] = key;
 			f->type_kind[t] = k;
 			f->type_next[t] = f->kind_head[k];
@@ -620,69 +683,63 @@ static void assign_types(place_features *f, const place_state *s, float *out)
 /* The CSR of this state's types: type - leaf per rail of its kind, then
  * leaf - spine (static, copied from the precomputed lists, and only when
  * the rows moved since the last build); both directions; each leaf lists
- * its types, then its spines. */
+ * its types, then its spines. When the types are of the same kinds in the
+ * same order as at the last build, so is the whole graph: it is kept. */
 static void build_csr(place_features *f)
 {
 	const place_cluster *c = f->c;
 	int R = c->nrails, T = f->T, L = f->L;
+	int32_t *off = f->off, *at = f->fill; /* at: per leaf, where its next entry goes */
 
 	f->nv = T + L + f->S;
-	memset(f->off, 0, ((size_t)f->nv + 1) * sizeof(int32_t));
-	memset(f->fill, 0, (size_t)f->nv * sizeof(int));
-	for (int t = 0; t < T; t++)
-		for (int r = 0; r < R; r++) {
-			int l = c->host_leaf[f->kind_rep[f->type_kind[t]] * R + r];
-
-			if (l < 0)
-				continue;
-			f->off[t + 1]++;
-			f->off[T + l + 1]++;
-		}
-	for (int l = 0; l < L; l++)
-		f->off[T + l + 1] += c->leaf_spine_off[l + 1] - c->leaf_spine_off[l];
-	for (int k = 0; k < f->S; k++)
-		f->off[T + L + k + 1] = f->spine_leaf_off[k + 1] - f->spine_leaf_off[k];
-	for (int v = 0; v < f->nv; v++)
-		f->off[v + 1] += f->off[v];
-	f->ne = f->off[f->nv];
-#define ENTRY(u, v, wt)                                    \
-	do {                                               \
-		int at_ = f->off[u] + f->fill[u]++;        \
-		f->nbr[at_] = (v);                         \
-		f->w[at_] = (wt);                          \
-	} while (0)
+	if (T == f->prev_T && !memcmp(f->type_kind, f->prev_kind, (size_t)T * sizeof(int))) {
+		f->ne = f->off[f->nv]; /* the same types as the last build: the same graph */
+		return;
+	}
+	off[0] = 0;
+	memset(at, 0, (size_t)L * sizeof(int));
 	for (int t = 0; t < T; t++) {
-		int h = f->kind_rep[f->type_kind[t]];
+		int k = f->type_kind[t];
 
-		for (int r = 0; r < R; r++) {
-			int l = c->host_leaf[h * R + r];
-			float wt = (float)(c->host_gbps[h * R + r] / f->top);
+		off[t + 1] = off[t] + f->kind_nleaves[k];
+		for (int i = 0; i < f->kind_nleaves[k]; i++)
+			at[f->kind_leaf[k * R + i]]++;
+	}
+	for (int l = 0; l < L; l++)
+		off[T + l + 1] = off[T + l] + at[l] + c->leaf_spine_off[l + 1] - c->leaf_spine_off[l];
+	for (int k = 0; k < f->S; k++)
+		off[T + L + k + 1] = off[T + L + k] + f->spine_leaf_off[k + 1] - f->spine_leaf_off[k];
+	f->ne = off[f->nv];
+	for (int l = 0; l < L; l++)
+		at[l] = off[T + l];
+	for (int t = 0; t < T; t++) {
+		int k = f->type_kind[t], e = off[t];
+		const int *leaf = f->kind_leaf + (size_t)k * R;
+		const float *wt = f->kind_w + (size_t)k * R;
 
-			if (l < 0)
-				continue;
-			ENTRY(t, T + l, wt);
-			ENTRY(T + l, t, wt);
+		for (int i = 0; i < f->kind_nleaves[k]; i++) {
+			f->nbr[e + i] = T + leaf[i];
+			f->w[e + i] = wt[i];
+			f->nbr[at[leaf[i]]] = t;
+			f->w[at[leaf[i]]++] = wt[i];
 		}
 	}
-#undef ENTRY
-	if (T == f->prev_T && !memcmp(f->off, f->prev_off, ((size_t)f->nv + 1) * sizeof(int32_t)))
+	memcpy(f->prev_kind, f->type_kind, (size_t)T * sizeof(int));
+	if (T == f->prev_T && !memcmp(off, f->prev_off, ((size_t)f->nv + 1) * sizeof(int32_t)))
 		return; /* the leaf - spine entries are where the last build put them */
 	f->prev_T = T;
-	memcpy(f->prev_off, f->off, ((size_t)f->nv + 1) * sizeof(int32_t));
-	for (int l = 0; l < L; l++) {
-		int at = f->off[T + l] + f->fill[T + l];
-
-		for (int i = f->leaf_spine_off[l]; i < f->leaf_spine_off[l + 1]; i++, at++) {
-			f->nbr[at] = T + L + f->leaf_spine_k[i];
-			f->w[at] = f->leaf_w[l];
+	memcpy(f->prev_off, off, ((size_t)f->nv + 1) * sizeof(int32_t));
+	for (int l = 0; l < L; l++) /* at[l]: after the leaf's types */
+		for (int i = f->leaf_spine_off[l]; i < f->leaf_spine_off[l + 1]; i++, at[l]++) {
+			f->nbr[at[l]] = T + L + f->leaf_spine_k[i];
+			f->w[at[l]] = f->leaf_w[l];
 		}
-	}
 	for (int k = 0; k < f->S; k++) {
-		int at = f->off[T + L + k];
+		int e = off[T + L + k];
 
-		for (int i = f->spine_leaf_off[k]; i < f->spine_leaf_off[k + 1]; i++, at++) {
-			f->nbr[at] = T + f->spine_leaves[i];
-			f->w[at] = f->leaf_w[f->spine_leaves[i]];
+		for (int i = f->spine_leaf_off[k]; i < f->spine_leaf_off[k + 1]; i++, e++) {
+			f->nbr[e] = T + f->spine_leaves[i];
+			f->w[e] = f->leaf_w[f->spine_leaves[i]];
 		}
 	}
 }
