@@ -17,11 +17,9 @@
 # build and every real-cluster test use. With the default, when the newer
 # releases' tarballs are at hand (TOPOGNN_SLURM_TARBALL, which .ci/run sets),
 # two more passes follow (TOPOGNN_SLURM_ALSO overrides the list, "" for none):
-# 26.05.3 builds the plugins and runs every real-cluster test again; 25.11.7
-# builds the plugins and runs the smoke, topognn, topology.yaml, parity, SPANK
-# attack, monitoring and run-time state tests (not test_spank.sh nor
-# test_report_rest.sh, to keep .ci/run under 90 minutes). Each release lives
-# in its own prefix, a sibling slurm-VER of TOPOGNN_SLURM_PREFIX's.
+# 26.05.3 and 25.11.7 each build the plugins and run every real-cluster test
+# again. Each release lives in its own prefix, a sibling slurm-VER of
+# TOPOGNN_SLURM_PREFIX's.
 # Each step's wall time is listed at the end.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -217,13 +215,7 @@ for ver in $slurm_also; do
 		"$0/configure" -q "$@" && for d in gnn-infer topo tools slurm-plugin; do
 			make -j"'"$jobs"'" -C "$d" >/dev/null || exit 1; done' \
 		"$top" "$dir" --with-ibnetdisc "${slurm_configure[@]}" || continue
-	case $ver in
-	25.11.*) slurm_tests "$ver" "$dir" tests/slurm/test_cluster_smoke.sh tests/slurm/test_topognn.sh \
-		tests/slurm/test_topology_yaml.sh tests/slurm/test_topo_parity.sh \
-		tests/slurm/test_spank_attacks.sh tests/slurm/test_monitoring.sh \
-		tests/slurm/test_runtime_state.sh ;;
-	*) slurm_tests "$ver" "$dir" tests/slurm/test_*.sh ;;
-	esac
+	slurm_tests "$ver" "$dir" tests/slurm/test_*.sh
 done
 
 if [[ -z ${TOPOGNN_QUICK:-} ]]; then
