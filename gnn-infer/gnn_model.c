@@ -294,6 +294,15 @@ size_t gnn_model_embed_dim(const gnn_model *m)
 	return m->readout < m->n_layers ? m->layers[m->readout].in : 0;
 }
 
+size_t gnn_model_hops(const gnn_model *m)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < m->readout && i < m->n_layers; i++)
+		n += m->layers[i].kind == GNN_SAGE || m->layers[i].kind == GNN_GIN;
+	return n;
+}
+
 size_t gnn_model_n_layers(const gnn_model *m)
 {
 	return m->n_layers;

@@ -92,6 +92,11 @@ GNN_EXPORT int gnn_model_check_features(const gnn_model *model, enum gnn_feature
 /* Width of a vertex embedding (columns of gnn_embed's output). */
 GNN_EXPORT size_t gnn_model_embed_dim(const gnn_model *model);
 
+/* Graph layers (GraphSAGE, GIN) before the readout: a vertex's embedding
+ * depends on the vertices at most this many edges away, and on no other
+ * (so embedding some vertices needs only that neighbourhood). */
+GNN_EXPORT size_t gnn_model_hops(const gnn_model *model);
+
 /* Number of layers (readout included) and of trainable floats. */
 GNN_EXPORT size_t gnn_model_n_layers(const gnn_model *model);
 GNN_EXPORT size_t gnn_model_n_params(const gnn_model *model);

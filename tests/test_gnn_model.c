@@ -159,6 +159,7 @@ static void test_feature_spec(void **state)
 			    "job_size");
 	assert_int_equal(gnn_model_embed_dim(m), 2);
 	assert_int_equal(gnn_model_n_layers(m), 9);
+	assert_int_equal(gnn_model_hops(m), 2); /* sage, gin */
 	assert_int_equal(gnn_model_check_features(m, GNN_VERTEX_FEATURES, good, 2, &err), 0);
 	assert_int_equal(gnn_model_check_features(m, GNN_SET_FEATURES, set, 1, &err), 0);
 	assert_int_equal(gnn_model_check_features(m, GNN_VERTEX_FEATURES, swapped, 2, &err), -1);
