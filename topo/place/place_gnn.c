@@ -22,8 +22,23 @@ typedef struct place_gnn_member {
 	gnn_model *model;
 	gnn_ctx *ctx;
 	float *emb;       /* nvertices x its embed dim */
+	float *sub_emb;   /* the same for the vertices of the on-demand graph */
 	float *scores;    /* max_sets */
 } place_gnn_member;
+
+/* Embeddings on demand: the host types a decision's candidates map to that
+ * this state version has not embedded yet, with their neighbourhood out to
+ * the models' reach, as a graph of its own (see embed_types). */
+typedef struct place_gnn_sub {
+	unsigned version;  /* this state version's mark in embedded[] */
+	unsigned *embedded; /* per vertex: version when emb holds its rows */
+	unsigned mark;     /* this build's mark in in_sub[] */
+	unsigned *in_sub;  /* per vertex: mark when it is in the graph ... */
+	int32_t *id;       /* ... as this vertex */
+	int32_t *vertex;   /* per graph vertex: the state's vertex */
+	int32_t *off, *nbr;
+	float *w, *feat;
+} place_gnn_sub;
 
 struct place_gnn {
 	const place_cluster *c;
@@ -32,6 +47,9 @@ struct place_gnn {
 	gnn_ctx *ctxs[PLACE_GNN_MAX_MODELS];   /* the members' contexts ... */
 	float *embs[PLACE_GNN_MAX_MODELS];     /* ... and embeddings, for gnn-infer */
 	int nmembers;
+	int hops;         /* the members' farthest reach (gnn_model_hops) */
+	place_gnn_sub sub;
+	float *sub_embs[PLACE_GNN_MAX_MODELS]; /* the members' sub_emb */
 	int full_refresh; /* the straightforward refresh (tests' reference) */
 	double agreement; /* share of members whose top pick must agree */
 	int max_sets;
@@ -56,8 +74,17 @@ void place_gnn_free(place_gnn *g)
 		gnn_ctx_free(g->member[m].ctx);
 		gnn_model_free(g->member[m].model);
 		free(g->member[m].emb);
+		free(g->member[m].sub_emb);
 		free(g->member[m].scores);
 	}
+	free(g->sub.embedded);
+	free(g->sub.in_sub);
+	free(g->sub.id);
+	free(g->sub.vertex);
+	free(g->sub.off);
+	free(g->sub.nbr);
+	free(g->sub.w);
+	free(g->sub.feat);
 	place_features_free(g->feat);
 	free(g->vfeat);
 	free(g->sfeat);
@@ -182,12 +209,31 @@ static int alloc_member(place_gnn *g, place_gnn_member *m, size_t nv, const char
 		return -1;
 	}
 	m->emb = malloc((nv * gnn_model_embed_dim(m->model) + 1) * sizeof(float));
+	m->sub_emb = malloc((nv * gnn_model_embed_dim(m->model) + 1) * sizeof(float));
 	m->scores = malloc(((size_t)g->max_sets + 1) * sizeof(float));
-	if (!m->emb || !m->scores) {
+	if ((size_t)g->hops < gnn_model_hops(m->model))
+		g->hops = (int)gnn_model_hops(m->model);
+	if (!m->emb || !m->sub_emb || !m->scores) {
 		topo_error_set(err, path, 0, "out of memory loading the GNN scorer");
 		return -1;
 	}
 	return 0;
+}
+
+static int alloc_sub(place_gnn_sub *sb, size_t nv, size_t ne)
+{
+	sb->embedded = calloc(nv + 1, sizeof(unsigned));
+	sb->in_sub = calloc(nv + 1, sizeof(unsigned));
+	sb->id = malloc((nv + 1) * sizeof(int32_t));
+	sb->vertex = malloc((nv + 1) * sizeof(int32_t));
+	sb->off = malloc((nv + 1) * sizeof(int32_t));
+	sb->nbr = malloc((ne + 1) * sizeof(int32_t));
+	sb->w = malloc((ne + 1) * sizeof(float));
+	sb->feat = malloc((nv * PLACE_FEAT_VERTEX + 1) * sizeof(float));
+	return sb->embedded && sb->in_sub && sb->id && sb->vertex && sb->off && sb->nbr && sb->w &&
+			       sb->feat
+		       ? 0
+		       : -1;
 }
 
 place_gnn *place_gnn_new(const place_cluster *c, const char *model_path, int max_sets,
@@ -218,7 +264,10 @@ place_gnn *place_gnn_new(const place_cluster *c, const char *model_path, int max
 		}
 		g->ctxs[m] = g->member[m].ctx;
 		g->embs[m] = g->member[m].emb;
+		g->sub_embs[m] = g->member[m].sub_emb;
 	}
+	if (alloc_sub(&g->sub, nv, (size_t)place_features_max_edges(g->feat)))
+		goto oom;
 	g->vfeat = malloc((nv * PLACE_FEAT_VERTEX + 1) * sizeof(float));
 	g->sfeat = malloc(((size_t)g->max_sets * PLACE_FEAT_SET + 1) * sizeof(float));
 	g->mean = malloc(((size_t)g->max_sets + 1) * sizeof(double));
@@ -249,23 +298,98 @@ void place_gnn_set_full_refresh(place_gnn *g, int on)
 	g->full_refresh = on;
 }
 
-/* Every member's embeddings of the host types (vertices [0, ntypes), all
- * that candidates' sets read), with the first layer's aggregation shared;
- * or, as the reference, every member on every vertex on its own. */
+/* The reference refresh: every member on every vertex on its own. */
 static int embed_members(place_gnn *g, const gnn_graph *gr, char *reason, size_t len)
 {
-	if (!g->full_refresh) {
-		if (gnn_embed_ensemble(g->ctxs, (size_t)g->nmembers, gr, g->vfeat,
-				       (size_t)place_features_ntypes(g->feat), g->embs) == 0)
-			return 0;
-		snprintf(reason, len, "gnn: %s", gnn_ctx_error(g->ctxs[0])->text);
-		return -1;
-	}
 	for (int m = 0; m < g->nmembers; m++)
 		if (gnn_embed(g->ctxs[m], gr, g->vfeat, g->embs[m]) < 0) {
 			snprintf(reason, len, "gnn: %s", gnn_ctx_error(g->ctxs[m])->text);
 			return -1;
 		}
+	return 0;
+}
+
+/* Vertex v into the on-demand graph, once per build. */
+static void sub_add(place_gnn_sub *sb, int32_t v, int *n)
+{
+	if (sb->in_sub[v] == sb->mark)
+		return;
+	sb->in_sub[v] = sb->mark;
+	sb->id[v] = *n;
+	sb->vertex[(*n)++] = v;
+}
+
+/* Every member's embeddings of the types that the n candidates' hosts map
+ * to and this state version has not embedded yet. Those types come first
+ * in a graph of their own, then ring after ring of neighbours out to the
+ * models' reach (g->hops edges): a type's embedding depends on nothing
+ * farther. Vertices short of the last ring keep all their entries, in the
+ * state's order, so every sum and maximum is taken as over the whole graph
+ * and the embeddings are the same bits (tests: test_fast_refresh_matches_full);
+ * the last ring is input only. The first layer's aggregation is shared by
+ * the members (gnn_embed_ensemble). */
+static int embed_types(place_gnn *g, const place_candidate *cands, int n, char *reason,
+		       size_t len)
+{
+	place_gnn_sub *sb = &g->sub;
+	const int32_t *vertex = place_features_host_vertex(g->feat);
+	const int32_t *off = place_features_offsets(g->feat);
+	const int32_t *nbr = place_features_neighbours(g->feat);
+	const float *w = place_features_weights(g->feat);
+	int nsub = 0, nout, ring = 0, linked;
+	gnn_graph sg;
+
+	if (++sb->mark == 0) { /* wrapped: no stale marks */
+		memset(sb->in_sub, 0, (size_t)place_features_max_vertices(g->feat) * sizeof(unsigned));
+		sb->mark = 1;
+	}
+	for (int i = 0; i < n; i++)
+		for (int k = 0; k < cands[i].nhosts; k++) {
+			int32_t t = vertex[cands[i].hosts[k]];
+
+			if (sb->embedded[t] != sb->version)
+				sub_add(sb, t, &nsub);
+		}
+	nout = nsub;
+	if (nout == 0)
+		return 0;
+	for (int d = 0; d < g->hops; d++) { /* ring d + 1: the neighbours of ring d */
+		int end = nsub;
+
+		for (int i = ring; i < end; i++)
+			for (int32_t e = off[sb->vertex[i]]; e < off[sb->vertex[i] + 1]; e++)
+				sub_add(sb, nbr[e], &nsub);
+		ring = end;
+	}
+	linked = ring; /* [0, linked): all entries; the last ring: none */
+	sb->off[0] = 0;
+	for (int i = 0; i < nsub; i++) {
+		int32_t v = sb->vertex[i], at = sb->off[i];
+
+		for (int32_t e = off[v]; i < linked && e < off[v + 1]; e++, at++) {
+			sb->nbr[at] = sb->id[nbr[e]];
+			sb->w[at] = w[e];
+		}
+		sb->off[i + 1] = at;
+		memcpy(sb->feat + (size_t)i * PLACE_FEAT_VERTEX, g->vfeat + (size_t)v * PLACE_FEAT_VERTEX,
+		       PLACE_FEAT_VERTEX * sizeof(float));
+	}
+	sg = (gnn_graph){ .n_vertices = (size_t)nsub, .offsets = sb->off, .neighbours = sb->nbr,
+			  .edge_weights = sb->w };
+	if (gnn_embed_ensemble(g->ctxs, (size_t)g->nmembers, &sg, sb->feat, (size_t)nout,
+			       g->sub_embs) < 0) {
+		snprintf(reason, len, "gnn: %s", gnn_ctx_error(g->ctxs[0])->text);
+		return -1;
+	}
+	for (int m = 0; m < g->nmembers; m++) {
+		size_t dim = gnn_model_embed_dim(g->member[m].model);
+
+		for (int i = 0; i < nout; i++)
+			memcpy(g->embs[m] + (size_t)sb->vertex[i] * dim, g->sub_embs[m] + (size_t)i * dim,
+			       dim * sizeof(float));
+	}
+	for (int i = 0; i < nout; i++)
+		sb->embedded[sb->vertex[i]] = sb->version;
 	return 0;
 }
 
@@ -283,7 +407,12 @@ static int place_gnn_prepare(void *ctx, const place_cluster *c, const place_stat
 	gr.neighbours = place_features_neighbours(g->feat);
 	gr.edge_weights = place_features_weights(g->feat);
 	g->refreshes++;
-	if (embed_members(g, &gr, reason, len))
+	if (++g->sub.version == 0) { /* wrapped: no stale marks */
+		memset(g->sub.embedded, 0,
+		       (size_t)place_features_max_vertices(g->feat) * sizeof(unsigned));
+		g->sub.version = 1;
+	}
+	if (g->full_refresh && embed_members(g, &gr, reason, len))
 		return -1;
 	g->ready = 1;
 	return 0;
@@ -362,6 +491,8 @@ static int place_gnn_score(void *ctx, const place_cluster *c, const place_state 
 	}
 	if (n == 0)
 		return 0;
+	if (!g->full_refresh && embed_types(g, cands, n, reason, len))
+		return -1;
 	place_features_sets(g->feat, s, r, cands, n, g->sfeat);
 	for (int i = 0; i < n; i++) {
 		g->set_off[i] = at;

@@ -5,10 +5,13 @@
  * Loading checks the model's feature spec against place_features' names,
  * so a model trained on other features is refused with the first
  * difference named. prepare() (once per state version) refreshes the
- * vertex features and the embeddings; score() (every decision) builds the
- * candidates' set features and scores them all in one gnn_score_sets call.
- * Every buffer is allocated here, for the cluster's size and up to
- * max_sets candidates: scoring allocates nothing.
+ * vertex features and the graph; score() (every decision) embeds the host
+ * types its candidates map to that this state version has not embedded
+ * yet (on a graph of just those types and their neighbourhood out to the
+ * models' reach, gnn_model_hops: the same bits as embedding every vertex),
+ * builds the candidates' set features and scores them all in one
+ * gnn_score_sets call. Every buffer is allocated here, for the cluster's
+ * size and up to max_sets candidates: scoring allocates nothing.
  *
  * The model predicts a score where higher is better (the sim's training
  * target is minus the lookahead teacher's objective); the candidate's cost
@@ -17,9 +20,9 @@
  * Ensembles: the model path may name an ensemble file instead
  * ({"format": "topognn-ensemble", "version": 1, "models": [files relative
  * to it], "agreement": share, default 1}; docs/gnn.md). Every member scores
- * every candidate; the refresh embeds only the host types (the vertices
- * candidates map to) and computes the members' common first-layer
- * aggregation once (gnn_embed_ensemble). The cost is minus their
+ * every candidate; only host types (the vertices candidates map to) are
+ * embedded, and the members' common first-layer aggregation is computed
+ * once (gnn_embed_ensemble). The cost is minus their
  * mean score, but the pick leaves Slurm's tree candidate only when at least
  * `agreement` of the members rank the same other candidate first. Each
  * candidate's `confidence` is the share of members whose top pick it is.
@@ -54,9 +57,10 @@ unsigned long place_gnn_refreshes(const place_gnn *g);
 int place_gnn_nmodels(const place_gnn *g);
 
 /* With on, refresh the straightforward way (every member embeds every
- * vertex on its own) instead of embedding only the host types and sharing
- * the members' first-layer aggregation. The scores are the same bits
- * either way; tests compare the two. Takes effect at the next refresh. */
+ * vertex on its own, at the refresh) instead of embedding on demand only
+ * the host types candidates map to and sharing the members' first-layer
+ * aggregation. The scores are the same bits either way; tests compare the
+ * two. Takes effect at the next refresh. */
 void place_gnn_set_full_refresh(place_gnn *g, int on);
 
 #endif
