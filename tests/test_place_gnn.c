@@ -774,6 +774,9 @@ static void test_fast_refresh_matches_full(void **state)
 		random_change(s, nhosts, &seed, ids, &nids, 1000u + (uint32_t)i);
 		assert_int_equal(sf.prepare(sf.ctx, c, s, why, sizeof(why)), 0);
 		assert_int_equal(sr.prepare(sr.ctx, c, s, why, sizeof(why)), 0);
+		/* switched after a refresh: takes effect at the next one, this
+		 * state's decisions still embed on demand */
+		place_gnn_set_full_refresh(fast, i == STEPS / 2);
 		cseed = seed;
 		random_candidates(a, NCAND, ha, nhosts, &cseed);
 		random_candidates(b, NCAND, hb, nhosts, &seed);

@@ -50,7 +50,8 @@ struct place_gnn {
 	int hops;         /* the members' farthest reach (gnn_model_hops) */
 	place_gnn_sub sub;
 	float *sub_embs[PLACE_GNN_MAX_MODELS]; /* the members' sub_emb */
-	int full_refresh; /* the straightforward refresh (tests' reference) */
+	int full_refresh; /* the straightforward refresh (tests' reference) ... */
+	int all_embedded; /* ... as the last refresh made it: emb holds every vertex */
 	double agreement; /* share of members whose top pick must agree */
 	int max_sets;
 	float *vfeat;     /* nvertices x PLACE_FEAT_VERTEX */
@@ -412,7 +413,8 @@ static int place_gnn_prepare(void *ctx, const place_cluster *c, const place_stat
 		       (size_t)place_features_max_vertices(g->feat) * sizeof(unsigned));
 		g->sub.version = 1;
 	}
-	if (g->full_refresh && embed_members(g, &gr, reason, len))
+	g->all_embedded = g->full_refresh;
+	if (g->all_embedded && embed_members(g, &gr, reason, len))
 		return -1;
 	g->ready = 1;
 	return 0;
@@ -491,7 +493,7 @@ static int place_gnn_score(void *ctx, const place_cluster *c, const place_state 
 	}
 	if (n == 0)
 		return 0;
-	if (!g->full_refresh && embed_types(g, cands, n, reason, len))
+	if (!g->all_embedded && embed_types(g, cands, n, reason, len))
 		return -1;
 	place_features_sets(g->feat, s, r, cands, n, g->sfeat);
 	for (int i = 0; i < n; i++) {
