@@ -31,9 +31,9 @@
 #                       adds max_switch_wait=<the largest budget>;
 #        topognn        topology/topognn, Mode=enforce, default LocalityWait,
 #                       Policy=model unless --policy gnn; --runtime-prediction
-#                       adds RuntimePrediction=yes (each run starts with no
-#                       saved predictor state: it learns from the jobs that
-#                       end within the run);
+#                       adds RuntimePrediction=yes (without --history each
+#                       run starts with no saved predictor state: it learns
+#                       from the jobs that end within the run);
 #   4. a run: start, wait until every node is idle, then submit the whole
 #      slice ahead of time with `sbatch --begin=T0+floor(submit_s)` (T0 a
 #      start barrier far enough ahead for all submissions), so the job's
@@ -72,7 +72,20 @@
 #                       [--stride J] [--factor F] [--span S] [--jobs N]
 #                       [--max-runtime R] [--trace FILE] [--policy model|gnn]
 #                       [--runtime-prediction] [--out DIR | --report DIR]
+#                       [--users N] [--history H]
 #   --policy and --runtime-prediction configure the topognn arm only.
+#   --users N: submit each job as one of N Unix users, tgnnbench00.. (the
+#   log's user id modulo N; sbatch --uid/--gid, as root), so that a run-time
+#   predictor sees users, as at a site, instead of one user for every job.
+#   The users that do not exist yet are created (useradd --system, no home,
+#   nologin) and removed again at exit; every arm runs with the same users.
+#   Needs root. Default 0: every job is the invoking user's.
+#   --history H (with --runtime-prediction): the topognn arm starts with a
+#   saved predictor state (StateSaveLocation/topognn_runtime.state) that has
+#   learned the H jobs of the log before the slice, compressed like the
+#   slice and by the same users (bench/slurm_replay predictor), as a site's
+#   predictor knows its users' past jobs. Default 0: it starts empty. A
+#   slice needs H jobs before it: with --skip below H the history is shorter.
 #   --out DIR keeps the inputs, logs and records (default: a temp dir,
 #   removed at exit); --report DIR analyses a kept DIR again and prints the
 #   report without running Slurm.
@@ -109,18 +122,18 @@ readonly METRICS=(cross_group_bytes_heavy heavy_jobs_multi_group mean_wait_s
                   sched_cycle_mean_us bf_cycle_mean_us)
 
 json=0 slices=1 replicates=1 skip=0 stride=5000 factor=1000 span=60 jobs=400
-max_runtime=60 out="" report="" policy=model runtime_prediction=0
+max_runtime=60 out="" report="" policy=model runtime_prediction=0 users=0 history=0
 trace="$repo_root/examples/traces/KTH-SP2-1996-2.1-cln.swf.gz"
 usage() {
     printf 'usage: %s [--json] [--slices K] [--replicates N] [--skip J] [--stride J] [--factor F]\n' "$0" >&2
     printf '       [--span S] [--jobs N] [--max-runtime R] [--trace FILE] [--policy model|gnn]\n' >&2
-    printf '       [--runtime-prediction] [--out DIR | --report DIR]\n' >&2
+    printf '       [--runtime-prediction] [--users N] [--history H] [--out DIR | --report DIR]\n' >&2
     exit 2
 }
 while (( $# )); do
     case $1 in
         --json) json=1; shift ;;
-        --slices|--replicates|--skip|--stride|--factor|--span|--jobs|--max-runtime)
+        --slices|--replicates|--skip|--stride|--factor|--span|--jobs|--max-runtime|--users|--history)
             (( $# >= 2 )) && [[ "$2" =~ ^[0-9]+$ ]] || usage
             v=${1#--}
             printf -v "${v//-/_}" '%s' "$2"; shift 2 ;;
@@ -133,10 +146,11 @@ while (( $# )); do
         *) usage ;;
     esac
 done
-(( slices >= 1 && replicates >= 1 && factor >= 1 && span >= 10 )) || usage
+(( slices >= 1 && replicates >= 1 && factor >= 1 && span >= 10 && users <= 100 )) || usage
 
 say() { printf '[bench/slurm] %s\n' "$*" >&2; }
 die() { printf '[bench/slurm] ERROR: %s\n' "$*" >&2; exit 1; }
+(( history == 0 || runtime_prediction )) || die "--history needs --runtime-prediction"
 
 replay="$build_dir/bench/slurm_replay"
 for f in "$replay" "$build_dir/slurm-plugin/fattree_json" "$build_dir/tools/topognn-discover" \
@@ -160,7 +174,44 @@ else
     keep=0
 fi
 chmod 755 "$work"
+# ---- the users jobs are submitted as (--users) -------------------------------
+bench_uids=() bench_gids=() created_users=()
+make_users() {
+    local i u
+    (( EUID == 0 )) || die "--users needs root: it creates Unix users and submits with sbatch --uid"
+    for (( i = 0; i < users; i++ )); do
+        printf -v u 'tgnnbench%02d' "$i"
+        if ! getent passwd "$u" > /dev/null; then
+            useradd --system --user-group --no-create-home --home-dir /nonexistent \
+                --shell /usr/sbin/nologin "$u" || die "useradd $u failed"
+            created_users+=("$u")
+        fi
+        bench_uids+=("$(id -u "$u")")
+        bench_gids+=("$(id -g "$u")")
+    done
+    say "jobs are submitted as $users users tgnnbench00..; ${#created_users[@]} created now (removed at exit)"
+}
+remove_users() {
+    local u
+    for u in "${created_users[@]}"; do
+        userdel "$u" || say "userdel $u failed: remove it by hand"
+    done
+    (( ${#created_users[@]} == 0 )) || say "removed the users created: ${created_users[*]}"
+}
+# the predictor's users: uid:gid per user slot, as submit_all submits
+predictor_ids() {
+    local i ids=()
+    if (( users )); then
+        for (( i = 0; i < users; i++ )); do ids+=("${bench_uids[i]}:${bench_gids[i]}"); done
+    else
+        ids=("$(id -u):$(id -g)")
+    fi
+    local IFS=,
+    echo "${ids[*]}"
+}
+
 cleanup() {
+    remove_users
     (( keep )) || rm -rf -- "$work"
 }
 trap cleanup EXIT
@@ -213,9 +264,10 @@ switch_budgets_max() { # work
 
 # ---- inputs ------------------------------------------------------------------
 if [[ -z "$report" ]]; then
-    printf 'slices=%d replicates=%d skip=%d stride=%d factor=%d span=%d jobs=%d max_runtime=%d policy=%s runtime_prediction=%d\n' \
+    printf 'slices=%d replicates=%d skip=%d stride=%d factor=%d span=%d jobs=%d max_runtime=%d policy=%s runtime_prediction=%d users=%d history=%d\n' \
         "$slices" "$replicates" "$skip" "$stride" "$factor" "$span" "$jobs" "$max_runtime" \
-        "$policy" "$runtime_prediction" > "$work/params"
+        "$policy" "$runtime_prediction" "$users" "$history" > "$work/params"
+    (( users == 0 )) || make_users
     "$build_dir/slurm-plugin/fattree_json" "$FABRIC" > "$work/graph.json"
     "$build_dir/tools/topognn-discover" --graph "$work/graph.json" --topology-conf tree \
         > "$work/topology.conf"
@@ -225,6 +277,13 @@ if [[ -z "$report" ]]; then
             --nodes 32 --machine-procs 100 --span "$span" --factor "$factor" \
             --max-runtime "$max_runtime" > "$work/s$k/schedule.txt"
         say "slice $k: $(head -n 1 "$work/s$k/schedule.txt" | sed 's/^# //')"
+        if (( history )); then
+            "$replay" predictor --trace "$trace" --skip $(( skip + (k - 1) * stride )) \
+                --history "$history" --nodes 32 --machine-procs 100 --factor "$factor" \
+                --max-runtime "$max_runtime" --ids "$(predictor_ids)" \
+                --out "$work/s$k/topognn_runtime.state" > "$work/s$k/predictor.txt"
+            say "slice $k: $(sed 's/^# //' "$work/s$k/predictor.txt")"
+        fi
     done
     # DebugFlags=Backfill logs backfill's node plans for waiting jobs (for
     # sim_tree_agreement) at level verbose; both runs log the same, so both
@@ -271,11 +330,18 @@ start_cluster() { # retries while another cluster owns the machine
 # With switches=1 (the tree-switches arm) each heavy job also gets
 # --switches=<g_min>@<budget> (written to DIR/switches.txt).
 submit_all() { # run_dir schedule t0 switches
-    local dir=$1 schedule=$2 t0=$3 switches=$4 submit nodes limit sleep_s name rest begin
-    local failed=0 late=0 sizes=() sw
+    local dir=$1 schedule=$2 t0=$3 switches=$4 submit nodes limit sleep_s name log_s user begin
+    local failed=0 late=0 sizes=() sw as chdir=$dir slot
     (( switches )) && read -r -a sizes <<< "$(leaf_sizes "$work/topology.conf")"
-    while read -r submit nodes limit sleep_s name rest; do
+    (( users == 0 )) || chdir=/tmp # the bench users cannot enter the run dir
+    while read -r submit nodes limit sleep_s name log_s user; do
         [[ "$submit" == \#* ]] && continue
+        as=()
+        if (( users )); then
+            slot=0
+            [[ "$user" =~ ^[0-9]+$ ]] && slot=$(( user % users ))
+            as=(--uid="${bench_uids[slot]}" --gid="${bench_gids[slot]}")
+        fi
         begin=$(( t0 + ${submit%%.*} ))
         (( EPOCHSECONDS < begin )) || late=$(( late + 1 ))
         sw=()
@@ -283,8 +349,8 @@ submit_all() { # run_dir schedule t0 switches
             sw=("--switches=$(switch_gmin "$nodes" "${sizes[@]}")@$(switch_budget_min "$limit")")
             printf '%s %s\n' "$name" "${sw[0]}" >> "$dir/switches.txt"
         fi
-        if ! timeout 10 sbatch --parsable --exclusive -N "$nodes" --time="$limit" -J "$name" "${sw[@]}" \
-                --comment "comm=${name%%-*}" --chdir="$dir" --output=/dev/null \
+        if ! timeout 10 sbatch --parsable --exclusive -N "$nodes" --time="$limit" -J "$name" \
+                "${sw[@]}" "${as[@]}" --comment "comm=${name%%-*}" --chdir="$chdir" --output=/dev/null \
                 --begin="$(printf '%(%Y-%m-%dT%H:%M:%S)T' "$begin")" \
                 --wrap "sleep $sleep_s" >> "$dir/sbatch.ids" 2>> "$dir/sbatch.err"; then
             failed=$(( failed + 1 ))
@@ -310,14 +376,14 @@ sleep_until() { # epoch seconds
 }
 
 run_once() { # dir name topology-plugin schedule
-    local dir=$1 name=$2 plugin=$3 schedule=$4 t_start t0 njobs last
+    local dir=$1 name=$2 plugin=$3 schedule=$4 t_start t0 njobs last state
     mkdir -p -- "$dir"
     chmod 755 "$dir"
     export TOPOGNN_TOPOLOGY_PLUGIN=$plugin
     if [[ "$name" == tree || "$name" == tree-switches ]]; then
         export TOPOGNN_TOPOLOGY_CONF="$work/topology.conf"
         export TOPOGNN_CLUSTER_EXTRA_CONF="$work/$name-extra.conf"
-        unset TOPOGNN_PLUGIN_DIRS TOPOGNN_CLUSTER_EXTRA_FILES
+        unset TOPOGNN_PLUGIN_DIRS TOPOGNN_CLUSTER_EXTRA_FILES TOPOGNN_CLUSTER_STATE_FILES
     else
         cat > "$dir/topognn.conf" <<EOF
 # topognn.conf for bench/slurm.sh
@@ -330,6 +396,12 @@ ClassRule=name=^heavy- class=heavy
 Policy=$policy
 EOF
         if (( runtime_prediction )); then echo 'RuntimePrediction=yes' >> "$dir/topognn.conf"; fi
+        state=$(dirname -- "$schedule")/topognn_runtime.state
+        if (( history )) && [[ -f "$state" ]]; then
+            export TOPOGNN_CLUSTER_STATE_FILES="$state"
+        else
+            unset TOPOGNN_CLUSTER_STATE_FILES
+        fi
         unset TOPOGNN_TOPOLOGY_CONF
         export TOPOGNN_PLUGIN_DIRS="$so_dir"
         export TOPOGNN_CLUSTER_EXTRA_CONF="$work/topognn-extra.conf"
@@ -356,7 +428,8 @@ EOF
     else
         echo 0 > "$dir/drained"
         say "$name: queue not empty after ${drain_s} s; cancelling the rest"
-        timeout 10 scancel --user="$(id -un)" || true
+        # every job, whichever bench user submitted it
+        timeout 10 squeue -h -o %i 2>/dev/null | xargs -r timeout 10 scancel || true
         sleep 3
     fi
     echo $(( SECONDS - t_start )) > "$dir/elapsed_s"
@@ -534,8 +607,8 @@ if (( json )); then
     }
     printf '{"slices": %d, "replicates": %d, "pairs": %d, "pairs_tree_switches": %d, "factor": %d, "span_s": %d' \
         "$slices" "$replicates" "$(npairs topognn/tree)" "$(npairs topognn/tree-switches)" "$factor" "$span"
-    printf ', "topognn_policy": "%s", "runtime_prediction": %s' "$policy" \
-        "$( (( runtime_prediction )) && echo true || echo false)"
+    printf ', "topognn_policy": "%s", "runtime_prediction": %s, "users": %d, "history": %d' \
+        "$policy" "$( (( runtime_prediction )) && echo true || echo false)" "$users" "$history"
     printf ', "median_ratio": %s' "$(medians_json topognn/tree)"
     printf ', "median_ratio_tree_switches": %s' "$(medians_json topognn/tree-switches)"
     printf ', "median_ratio_switches_to_tree": %s' "$(medians_json tree-switches/tree)"
@@ -577,8 +650,10 @@ if (( json )); then
 else
     printf 'bench/slurm: %d slices x %d replicates of the KTH SP2 log (compressed %dx, %d s each) on 32 slurmd\n' \
         "$slices" "$replicates" "$factor" "$span"
-    printf 'topognn arm: Policy=%s, RuntimePrediction=%s\n' "$policy" \
-        "$( (( runtime_prediction )) && echo yes || echo no)"
+    printf 'topognn arm: Policy=%s, RuntimePrediction=%s; jobs as %s; predictor history: %s\n' \
+        "$policy" "$( (( runtime_prediction )) && echo yes || echo no)" \
+        "$( (( users )) && echo "$users users" || echo "one user")" \
+        "$( (( history )) && echo "$history jobs" || echo none)"
     for (( k = 1; k <= slices; k++ )); do
         printf '\nslice %d: %s\n' "$k" "$(head -n 1 "$work/s$k/schedule.txt" | sed 's/^# //')"
         for pair in "${PAIRS[@]}"; do

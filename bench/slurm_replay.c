@@ -9,13 +9,28 @@
  *   slurm_replay schedule --trace FILE [--skip K] [--jobs N] [--nodes 32]
  *                [--machine-procs 100] [--span S] [--max-runtime R] [--factor F]
  *       prints the sbatch schedule, one job per line:
- *         submit_s nodes time_limit_min sleep_s name log_runtime_s
+ *         submit_s nodes time_limit_min sleep_s name log_runtime_s user
  *       Submit and run times are divided by one compression factor
  *       (slice span / S; with --factor, F itself, and the slice ends with
  *       the last job submitted within S), so the offered load stays the
  *       log's; processors
  *       map to nodes as ceil(procs x nodes / machine-procs). Multi-node jobs
- *       are named heavy-<log id>, single-node ones none-<log id>.
+ *       are named heavy-<log id>, single-node ones none-<log id>; user is
+ *       the log's user id (-1 unknown), which bench/slurm.sh --users maps to
+ *       a Unix user that submits the job.
+ *
+ *   slurm_replay predictor --trace FILE --skip K --history H --factor F
+ *                --ids UID:GID[,UID:GID...] --out FILE [--nodes 32]
+ *                [--machine-procs 100] [--max-runtime R]
+ *       writes the saved state of a run-time predictor (place_runtime_save,
+ *       the plugin's <StateSaveLocation>/topognn_runtime.state) that has
+ *       learned the H jobs of the log before job K, compressed as schedule
+ *       compresses them, in the order they ended in the log, each as the
+ *       plugin would see it: the Unix user and group --ids gives the log's
+ *       user (the same user id modulo the list's length that bench/slurm.sh
+ *       submits as), its name, its limit in minutes, its node count. So a
+ *       replayed slice starts with the history a site's predictor has, not
+ *       empty.
  *
  *   slurm_replay analyze --graph G.json --schedule FILE --jobcomp FILE
  *                [--ctld-log FILE] [--comm DIR] [--seed S] [--host-gbps G]
@@ -48,6 +63,7 @@
  * busy nodes, and its node set is compared with Slurm's.
  */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <math.h>
 #include <regex.h>
 #include <stdio.h>
@@ -55,6 +71,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "place_runtime.h"
 #include "sim.h"
 #include "topo_hostlist.h"
 
@@ -79,6 +96,61 @@ static int job_nodes(int procs, int nodes, int machine_procs)
 	return n < 1 ? 1 : n > nodes ? nodes : n;
 }
 
+/* A log job as the replay submits it: its node count, limit in minutes
+ * and run (sleep) seconds, compressed by f, the run capped at max_runtime. */
+typedef struct replayed {
+	int nodes, limit_min;
+	double run_s;
+} replayed;
+
+static replayed replay_job(const trace_job *j, const sched_opts *o, double f)
+{
+	replayed r = {job_nodes(j->procs, o->nodes, o->machine_procs), 0, round(j->runtime / f)};
+	double req = j->requested / f;
+
+	if (r.run_s < 1)
+		r.run_s = 1;
+	if (o->max_runtime > 0 && r.run_s > o->max_runtime)
+		r.run_s = o->max_runtime;
+	if (req < r.run_s)
+		req = r.run_s;
+	/* Slurm counts limits in minutes; one spare minute for start-up */
+	r.limit_min = (int)ceil(req / 60.0) + 1;
+	return r;
+}
+
+static void replay_name(const trace_job *j, const replayed *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s-%ld", r->nodes > 1 ? "heavy" : "none", j->id);
+}
+
+/* The slice's jobs [*first, *end) and its compression *f; -1 (said) when
+ * fewer than 2 jobs are left after the skip. */
+static int slice_of(const topo_trace *t, const sched_opts *o, int *first, int *end, double *f)
+{
+	double t0, last;
+
+	*first = o->skip < t->njobs ? o->skip : t->njobs;
+	*end = *first + o->jobs < t->njobs ? *first + o->jobs : t->njobs;
+	if (*end - *first < 2) {
+		fprintf(stderr, "slurm_replay: %s: only %d jobs after skipping %d\n", o->trace,
+			*end - *first, o->skip);
+		return -1;
+	}
+	t0 = t->jobs[*first].submit;
+	if (o->factor > 0) {
+		/* one fixed compression: the slice is what falls into the span */
+		*f = o->factor;
+		while (*end - *first > 2 && o->span > 0 &&
+		       (t->jobs[*end - 1].submit - t0) / *f > o->span)
+			(*end)--;
+	}
+	last = t->jobs[*end - 1].submit - t0;
+	if (o->factor <= 0)
+		*f = o->span > 0 && last > 0 ? last / o->span : 1.0;
+	return 0;
+}
+
 static int cmd_schedule(const sched_opts *o)
 {
 	topo_trace t;
@@ -93,47 +165,231 @@ static int cmd_schedule(const sched_opts *o)
 		return 1;
 	}
 	trace_normalize(&t);
-	first = o->skip < t.njobs ? o->skip : t.njobs;
-	end = first + o->jobs < t.njobs ? first + o->jobs : t.njobs;
-	if (end - first < 2) {
-		fprintf(stderr, "slurm_replay: %s: only %d jobs after skipping %d\n", o->trace,
-			end - first, o->skip);
+	if (slice_of(&t, o, &first, &end, &f)) {
 		trace_free(&t);
 		return 1;
 	}
 	t0 = t.jobs[first].submit;
-	if (o->factor > 0) {
-		/* one fixed compression: the slice is what falls into the span */
-		f = o->factor;
-		while (end - first > 2 && o->span > 0 && (t.jobs[end - 1].submit - t0) / f > o->span)
-			end--;
-	}
 	last = t.jobs[end - 1].submit - t0;
-	if (o->factor <= 0)
-		f = o->span > 0 && last > 0 ? last / o->span : 1.0;
 	printf("# %s: jobs %d..%d of %d, log span %.0f s compressed %.1fx to %.1f s; "
 	       "procs -> nodes: ceil(procs x %d / %d)\n",
 	       o->trace, first, end - 1, t.njobs, last, f, last / f, o->nodes, o->machine_procs);
-	printf("# submit_s nodes time_limit_min sleep_s name log_runtime_s\n");
+	printf("# submit_s nodes time_limit_min sleep_s name log_runtime_s user\n");
 	for (int i = first; i < end; i++) {
 		const trace_job *j = &t.jobs[i];
-		int n = job_nodes(j->procs, o->nodes, o->machine_procs);
-		double run = round(j->runtime / f), req = j->requested / f;
-		int limit;
+		replayed r = replay_job(j, o, f);
+		char name[48];
 
-		if (run < 1)
-			run = 1;
-		if (o->max_runtime > 0 && run > o->max_runtime)
-			run = o->max_runtime;
-		if (req < run)
-			req = run;
-		/* Slurm counts limits in minutes; one spare minute for start-up */
-		limit = (int)ceil(req / 60.0) + 1;
-		printf("%.3f %d %d %.0f %s-%ld %.0f\n", (j->submit - t0) / f, n, limit, run,
-		       n > 1 ? "heavy" : "none", j->id, j->runtime);
+		replay_name(j, &r, name, sizeof(name));
+		printf("%.3f %d %d %.0f %s %.0f %d\n", (j->submit - t0) / f, r.nodes, r.limit_min,
+		       r.run_s, name, j->runtime, j->user);
 	}
 	trace_free(&t);
 	return 0;
+}
+
+/* ---- a predictor's history ------------------------------------------------ */
+
+#define MAX_IDS 256
+
+typedef struct predictor_opts {
+	int history;
+	const char *ids, *out;
+} predictor_opts;
+
+/* "uid:gid,uid:gid,..." -> n pairs; -1 when malformed */
+static int parse_ids(const char *spec, int uid[], int gid[])
+{
+	int n = 0;
+
+	while (spec && *spec) {
+		char *end;
+		long u = strtol(spec, &end, 10), g;
+
+		if (end == spec || *end != ':' || u < 0 || u > INT_MAX || n == MAX_IDS)
+			return -1;
+		spec = end + 1;
+		g = strtol(spec, &end, 10);
+		if (end == spec || (*end && *end != ',') || g < 0 || g > INT_MAX)
+			return -1;
+		uid[n] = (int)u;
+		gid[n++] = (int)g;
+		if (*end && !end[1])
+			return -1; /* a trailing comma */
+		spec = *end ? end + 1 : end;
+	}
+	return n;
+}
+
+static const topo_trace *cmp_trace;
+
+static double log_end(const trace_job *j)
+{
+	return j->submit + (j->log_wait > 0 ? j->log_wait : 0) + j->runtime;
+}
+
+static int by_log_end(const void *a, const void *b)
+{
+	double x = log_end(&cmp_trace->jobs[*(const int *)a]);
+	double y = log_end(&cmp_trace->jobs[*(const int *)b]);
+
+	return (x > y) - (x < y);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median_of(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A log job as the plugin sees it: the Unix user of its slot, its name,
+ * limit and node count. */
+static place_runtime_job as_plugin_sees(const trace_job *j, const replayed *r, const int *uid,
+					const int *gid, int nids)
+{
+	int slot = j->user >= 0 ? j->user % nids : 0;
+	place_runtime_job rj = {uid[slot], gid[slot], 0, 60.0 * r->limit_min, r->nodes, 0};
+	char name[48];
+
+	replay_name(j, r, name, sizeof(name));
+	rj.app = place_runtime_app_hash(name);
+	return rj;
+}
+
+/* Learn jobs idx[0..n) of t in the order they ended in the log. */
+static int learn(place_runtime *p, const topo_trace *t, const sched_opts *o, int *idx, int n,
+		 const int *uid, const int *gid, int nids)
+{
+	cmp_trace = t;
+	qsort(idx, (size_t)n, sizeof(*idx), by_log_end);
+	for (int i = 0; i < n; i++) {
+		const trace_job *j = &t->jobs[idx[i]];
+		replayed r = replay_job(j, o, o->factor);
+		place_runtime_job rj = as_plugin_sees(j, &r, uid, gid, nids);
+
+		if (place_runtime_observe(p, &rj, r.run_s))
+			return -1;
+	}
+	return 0;
+}
+
+/* How the predictor does on the slice, online: each job predicted at its
+ * submit, after learning the slice's jobs that ended by then in the log.
+ * Prints the median absolute errors (compressed seconds) of the predictor,
+ * of last-two and of the limit, and the share under-predicted. */
+static int evaluate(place_runtime *p, const topo_trace *t, const sched_opts *o, int first,
+		    int end, const int *uid, const int *gid, int nids)
+{
+	int n = end - first, done = 0, under = 0;
+	int *ends = malloc((size_t)n * sizeof(*ends));
+	double *e_pred = malloc((size_t)n * sizeof(double) * 3), *e_two = e_pred + n,
+	       *e_lim = e_two + n;
+
+	if (!ends || !e_pred) {
+		free(ends);
+		free(e_pred);
+		return -1;
+	}
+	for (int i = 0; i < n; i++)
+		ends[i] = first + i;
+	cmp_trace = t;
+	qsort(ends, (size_t)n, sizeof(*ends), by_log_end);
+	for (int i = 0; i < n; i++) {
+		const trace_job *j = &t->jobs[first + i];
+		replayed r = replay_job(j, o, o->factor);
+		place_runtime_job rj = as_plugin_sees(j, &r, uid, gid, nids);
+		double pred;
+
+		for (; done < n && log_end(&t->jobs[ends[done]]) <= j->submit; done++) {
+			const trace_job *k = &t->jobs[ends[done]];
+			replayed rk = replay_job(k, o, o->factor);
+			place_runtime_job jk = as_plugin_sees(k, &rk, uid, gid, nids);
+
+			if (place_runtime_observe(p, &jk, rk.run_s)) {
+				free(ends);
+				free(e_pred);
+				return -1;
+			}
+		}
+		pred = place_runtime_predict(p, &rj);
+		under += pred < r.run_s;
+		e_pred[i] = fabs(pred - r.run_s);
+		e_two[i] = fabs(place_runtime_last_two(p, &rj) - r.run_s);
+		e_lim[i] = fabs(rj.limit_s - r.run_s);
+	}
+	printf("# slice jobs %d..%d online: median |error| predictor %.1f s, last-two %.1f s, "
+	       "limit %.1f s; under-predicted %.0f %%\n",
+	       first, end - 1, median_of(e_pred, n), median_of(e_two, n), median_of(e_lim, n),
+	       100.0 * under / n);
+	free(ends);
+	free(e_pred);
+	return 0;
+}
+
+static int cmd_predictor(const sched_opts *o, const predictor_opts *po)
+{
+	int uid[MAX_IDS], gid[MAX_IDS], nids = parse_ids(po->ids, uid, gid);
+	int from, first, end, n, rc = 1;
+	topo_trace t;
+	topo_error err;
+	char buf[1024];
+	place_runtime *p = NULL;
+	int *idx = NULL;
+	double f;
+	FILE *out = NULL;
+
+	if (nids < 1) {
+		fprintf(stderr, "slurm_replay: --ids: want UID:GID[,UID:GID...], got \"%s\"\n",
+			po->ids ? po->ids : "");
+		return 2;
+	}
+	trace_init(&t);
+	if (trace_load(&t, o->trace, &err)) {
+		fprintf(stderr, "slurm_replay: %s\n", topo_error_format(&err, buf, sizeof(buf)));
+		return 1;
+	}
+	trace_normalize(&t);
+	if (slice_of(&t, o, &first, &end, &f))
+		goto out;
+	from = first - po->history > 0 ? first - po->history : 0;
+	n = first - from;
+	idx = malloc((size_t)(n > 0 ? n : 1) * sizeof(*idx));
+	p = place_runtime_new();
+	if (!idx || !p)
+		goto oom;
+	for (int i = 0; i < n; i++)
+		idx[i] = from + i;
+	if (learn(p, &t, o, idx, n, uid, gid, nids))
+		goto oom;
+	out = fopen(po->out, "w");
+	if (!out || place_runtime_save(p, out) || fclose(out)) {
+		fprintf(stderr, "slurm_replay: cannot write %s\n", po->out);
+		out = NULL;
+		goto out;
+	}
+	out = NULL;
+	printf("# %s: predictor learned jobs %d..%d (%d) compressed %.1fx, %d users\n", o->trace,
+	       from, first - 1, n, o->factor, nids);
+	if (evaluate(p, &t, o, first, end, uid, gid, nids))
+		goto oom;
+	rc = 0;
+	goto out;
+oom:
+	fprintf(stderr, "slurm_replay: out of memory\n");
+out:
+	if (out)
+		fclose(out);
+	place_runtime_free(p);
+	free(idx);
+	trace_free(&t);
+	return rc;
 }
 
 /* ---- what Slurm did ------------------------------------------------------- */
@@ -770,13 +1026,17 @@ static int usage(void)
 		"                    [--machine-procs P] [--span S] [--max-runtime R] [--factor F]\n"
 		"       slurm_replay analyze --graph G.json --schedule FILE --jobcomp FILE\n"
 		"                    [--ctld-log FILE] [--comm DIR] [--seed S] [--host-gbps G]\n"
-		"                    [--begin-epoch T0] [--agreement]\n");
+		"                    [--begin-epoch T0] [--agreement]\n"
+		"       slurm_replay predictor --trace FILE --skip K --history H --factor F\n"
+		"                    --ids UID:GID[,UID:GID...] --out FILE [--nodes N]\n"
+		"                    [--machine-procs P] [--max-runtime R]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	sched_opts so = {NULL, 0, 300, 32, 100, 240, 120, 0};
+	predictor_opts po = {0, NULL, NULL};
 	analyze_opts ao = {NULL, NULL, NULL, NULL, FIXTURES_DIR "/comm", DEFAULT_SEED,
 			   DEFAULT_HOST_GBPS, 0, 0};
 
@@ -824,6 +1084,12 @@ int main(int argc, char **argv)
 			ao.seed = (unsigned)strtoul(v, NULL, 10);
 		else if (!strcmp(a, "--host-gbps"))
 			ao.host_gbps = atof(v);
+		else if (!strcmp(a, "--history"))
+			po.history = atoi(v);
+		else if (!strcmp(a, "--ids"))
+			po.ids = v;
+		else if (!strcmp(a, "--out"))
+			po.out = v;
 		else
 			return usage();
 	}
@@ -831,6 +1097,12 @@ int main(int argc, char **argv)
 		if (!so.trace || so.jobs < 2 || so.nodes < 1 || so.machine_procs < 1)
 			return usage();
 		return cmd_schedule(&so);
+	}
+	if (!strcmp(argv[1], "predictor")) {
+		if (!so.trace || po.history < 1 || so.factor <= 0 || !po.ids || !po.out ||
+		    so.nodes < 1 || so.machine_procs < 1)
+			return usage();
+		return cmd_predictor(&so, &po);
 	}
 	if (!strcmp(argv[1], "analyze")) {
 		if (!ao.graph || !ao.schedule || !ao.jobcomp || ao.host_gbps <= 0)

@@ -24,6 +24,9 @@
 #   TOPOGNN_CLUSTER_EXTRA_CONF  file whose lines are appended to slurm.conf
 #   TOPOGNN_CLUSTER_EXTRA_FILES colon list of files copied beside slurm.conf
 #                             (e.g. topognn.conf)
+#   TOPOGNN_CLUSTER_STATE_FILES colon list of files copied into the fresh
+#                             StateSaveLocation at start (e.g. a saved
+#                             topognn_runtime.state)
 #   TOPOGNN_CLUSTER_TIMEOUT   seconds to wait for start/stop steps (default 120)
 #
 # Everything is bounded in time; on a timeout the relevant log tails are shown.
@@ -44,6 +47,7 @@ topo_conf=${TOPOGNN_TOPOLOGY_CONF:-}
 extra_plugin_dirs=${TOPOGNN_PLUGIN_DIRS:-}
 extra_conf=${TOPOGNN_CLUSTER_EXTRA_CONF:-}
 extra_files=${TOPOGNN_CLUSTER_EXTRA_FILES:-}
+state_files=${TOPOGNN_CLUSTER_STATE_FILES:-}
 timeout_s=${TOPOGNN_CLUSTER_TIMEOUT:-120}
 
 # Everything below lands in slurm.conf or on a command line: accept only plain
@@ -153,6 +157,16 @@ check_ports_free() {
         || die "ports already in use: ${busy[*]} (another cluster? set TOPOGNN_CLUSTER_PORT)"
 }
 
+copy_files() { # VARIABLE-NAME colon-list dest-dir
+    local f files
+    [[ -n "$2" ]] || return 0
+    IFS=: read -r -a files <<< "$2"
+    for f in "${files[@]}"; do
+        [[ -f "$f" ]] || die "$1 entry is not a file: $f"
+        cp -- "$f" "$3/"
+    done
+}
+
 write_config() {
     local i f
     [[ -x "$prefix/sbin/slurmctld" ]] \
@@ -172,13 +186,8 @@ write_config() {
         log "no TOPOGNN_TOPOLOGY_CONF: writing a flat topology.conf (one switch, all nodes)"
         printf 'SwitchName=s0 Nodes=%s\n' "$(node_range)" > "$etc_dir/topology.conf"
     fi
-    if [[ -n "$extra_files" ]]; then
-        IFS=: read -r -a files <<< "$extra_files"
-        for f in "${files[@]}"; do
-            [[ -f "$f" ]] || die "TOPOGNN_CLUSTER_EXTRA_FILES entry is not a file: $f"
-            cp -- "$f" "$etc_dir/"
-        done
-    fi
+    copy_files TOPOGNN_CLUSTER_EXTRA_FILES "$extra_files" "$etc_dir"
+    copy_files TOPOGNN_CLUSTER_STATE_FILES "$state_files" "$state_dir"
 
     {
         printf '# written by tests/slurm/cluster.sh; regenerated on every start\n'

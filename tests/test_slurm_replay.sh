@@ -1,0 +1,78 @@
+#!/bin/sh
+# test_slurm_replay.sh: bench/slurm_replay, the C half of bench/slurm.sh
+# (docs/bench.md, "Users and a predictor's history"), on the KTH log.
+#   schedule: one job per line, 7 columns, the last the log's user id;
+#   predictor: the saved state of a run-time predictor that learned the
+#   --history jobs before the slice, each as the plugin would see it: the
+#   Unix user and group --ids gives the log's user (user id modulo the
+#   list's length), its limit in whole minutes; the same bytes twice; a
+#   history cut short at the log's start says so; malformed --ids and
+#   missing options are refused. Prints "N passed, N failed".
+set -u
+B=${BUILD_DIR:-..}
+S=$(cd "$(dirname "$0")/.." && pwd)
+replay=$B/bench/slurm_replay
+kth=$S/examples/traces/KTH-SP2-1996-2.1-cln.swf.gz
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/replay.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/check.sh"
+
+slice="--trace $kth --skip 2000 --jobs 400 --nodes 32 --machine-procs 100 --span 60 --factor 1000 --max-runtime 60"
+# shellcheck disable=SC2086
+"$replay" schedule $slice > "$tmp/schedule" 2> "$tmp/err"
+rc=$?
+check "schedule runs" sh -c "[ $rc -eq 0 ] && [ -s '$tmp/schedule' ]"
+check "schedule: 7 columns, the user an integer" awk '
+	/^#/ { next }
+	{ n++; if (NF != 7 || $7 !~ /^-?[0-9]+$/ || $5 !~ /^(heavy|none)-[0-9]+$/) exit 1 }
+	END { exit n < 20 }' "$tmp/schedule"
+check "schedule: several users" sh -c \
+	"awk '!/^#/ { print \$7 }' '$tmp/schedule' | sort -u | awk 'END { exit NR < 5 }'"
+
+ids=2001:3001,2002:3002,2003:3003
+predict() { # out [extra args]: predictor on the slice with $ids
+	out=$1
+	shift
+	# shellcheck disable=SC2086
+	"$replay" predictor $slice --history 500 --ids "$ids" --out "$out" "$@"
+}
+predict "$tmp/a.state" > "$tmp/a.txt" 2> "$tmp/err"
+rc=$?
+check "predictor runs" sh -c "[ $rc -eq 0 ] && [ -s '$tmp/a.state' ]"
+check "predictor: the state's header" sh -c "head -n 1 '$tmp/a.state' | grep -q '^topognn-runtime '"
+check "predictor: learned the 500 jobs before the slice" \
+	grep -q '^global 500 ' "$tmp/a.state"
+check "predictor: says which jobs it learned" \
+	grep -q 'predictor learned jobs 1500\.\.1999 (500) compressed 1000\.0x, 3 users' "$tmp/a.txt"
+check "predictor: users and groups are the --ids, no other" sh -c "
+	awk '\$1 == \"user\" { print \$2 }' '$tmp/a.state' | sort | tr '\n' ' ' |
+		grep -qx '2001 2002 2003 ' &&
+	awk '\$1 == \"group\" { print \$2 }' '$tmp/a.state' | sort | tr '\n' ' ' |
+		grep -qx '3001 3002 3003 '"
+# each KTH user in the history is counted under uid 2001 + user % 3
+check "predictor: a log user's jobs go to user id modulo 3" sh -c "
+	zcat '$kth' | awk '!/^;/ && NF >= 18 && \$4 > 0' | sed -n '1501,2000p' |
+		awk '{ n[\$12 % 3]++ } END { for (k in n) print 2001 + k, n[k] }' | sort > '$tmp/want'
+	awk '\$1 == \"user\" { print \$2, \$3 }' '$tmp/a.state' | sort > '$tmp/got'
+	cmp -s '$tmp/want' '$tmp/got'"
+check "predictor: online errors on the slice printed" \
+	grep -Eq '^# slice jobs 2000\.\.[0-9]+ online: median \|error\| predictor [0-9.]+ s, last-two [0-9.]+ s, limit [0-9.]+ s; under-predicted [0-9]+ %$' \
+	"$tmp/a.txt"
+predict "$tmp/b.state" > /dev/null 2>&1
+check "predictor: the same bytes twice" cmp -s "$tmp/a.state" "$tmp/b.state"
+
+"$replay" predictor --trace "$kth" --skip 100 --jobs 400 --span 60 --factor 1000 \
+	--history 500 --ids 7:7 --out "$tmp/c.state" > "$tmp/c.txt" 2>&1
+rc=$?
+check "predictor: history cut at the log's start" sh -c \
+	"[ $rc -eq 0 ] && grep -q 'predictor learned jobs 0\.\.99 (100)' '$tmp/c.txt'"
+for bad in "" 5 5:x 5:6, -1:2 "5:6;7:8" 5:99999999999; do
+	rm -f "$tmp/bad.state"
+	predict "$tmp/bad.state" --ids "$bad" > /dev/null 2> "$tmp/err"
+	rc=$?
+	check "predictor: --ids '$bad' refused" sh -c "[ $rc -eq 2 ] && [ ! -e '$tmp/bad.state' ]"
+done
+"$replay" predictor --trace "$kth" --skip 2000 --history 500 --ids 1:1 --out "$tmp/d.state" \
+	> /dev/null 2>&1
+check "predictor: refused without --factor" sh -c "[ $? -eq 2 ] && [ ! -e '$tmp/d.state' ]"
+finish
