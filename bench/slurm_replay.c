@@ -63,6 +63,7 @@
  * busy nodes, and its node set is compared with Slurm's.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <regex.h>
@@ -263,20 +264,25 @@ static place_runtime_job as_plugin_sees(const trace_job *j, const replayed *r, c
 	return rj;
 }
 
+/* Job j ended after its compressed run time: the predictor learns it. */
+static int learn_job(place_runtime *p, const trace_job *j, const sched_opts *o, const int *uid,
+		     const int *gid, int nids)
+{
+	replayed r = replay_job(j, o, o->factor);
+	place_runtime_job rj = as_plugin_sees(j, &r, uid, gid, nids);
+
+	return place_runtime_observe(p, &rj, r.run_s);
+}
+
 /* Learn jobs idx[0..n) of t in the order they ended in the log. */
 static int learn(place_runtime *p, const topo_trace *t, const sched_opts *o, int *idx, int n,
 		 const int *uid, const int *gid, int nids)
 {
 	cmp_trace = t;
 	qsort(idx, (size_t)n, sizeof(*idx), by_log_end);
-	for (int i = 0; i < n; i++) {
-		const trace_job *j = &t->jobs[idx[i]];
-		replayed r = replay_job(j, o, o->factor);
-		place_runtime_job rj = as_plugin_sees(j, &r, uid, gid, nids);
-
-		if (place_runtime_observe(p, &rj, r.run_s))
+	for (int i = 0; i < n; i++)
+		if (learn_job(p, &t->jobs[idx[i]], o, uid, gid, nids))
 			return -1;
-	}
 	return 0;
 }
 
@@ -307,17 +313,12 @@ static int evaluate(place_runtime *p, const topo_trace *t, const sched_opts *o, 
 		place_runtime_job rj = as_plugin_sees(j, &r, uid, gid, nids);
 		double pred;
 
-		for (; done < n && log_end(&t->jobs[ends[done]]) <= j->submit; done++) {
-			const trace_job *k = &t->jobs[ends[done]];
-			replayed rk = replay_job(k, o, o->factor);
-			place_runtime_job jk = as_plugin_sees(k, &rk, uid, gid, nids);
-
-			if (place_runtime_observe(p, &jk, rk.run_s)) {
+		for (; done < n && log_end(&t->jobs[ends[done]]) <= j->submit; done++)
+			if (learn_job(p, &t->jobs[ends[done]], o, uid, gid, nids)) {
 				free(ends);
 				free(e_pred);
 				return -1;
 			}
-		}
 		pred = place_runtime_predict(p, &rj);
 		under += pred < r.run_s;
 		e_pred[i] = fabs(pred - r.run_s);
@@ -333,6 +334,24 @@ static int evaluate(place_runtime *p, const topo_trace *t, const sched_opts *o, 
 	return 0;
 }
 
+/* Write p's state to path; -1 (said) on any error. */
+static int save_state(const place_runtime *p, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	int bad;
+
+	if (!f) {
+		fprintf(stderr, "slurm_replay: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	bad = place_runtime_save(p, f);
+	if (fclose(f))
+		bad = -1;
+	if (bad)
+		fprintf(stderr, "slurm_replay: cannot write %s\n", path);
+	return bad ? -1 : 0;
+}
+
 static int cmd_predictor(const sched_opts *o, const predictor_opts *po)
 {
 	int uid[MAX_IDS], gid[MAX_IDS], nids = parse_ids(po->ids, uid, gid);
@@ -343,7 +362,6 @@ static int cmd_predictor(const sched_opts *o, const predictor_opts *po)
 	place_runtime *p = NULL;
 	int *idx = NULL;
 	double f;
-	FILE *out = NULL;
 
 	if (nids < 1) {
 		fprintf(stderr, "slurm_replay: --ids: want UID:GID[,UID:GID...], got \"%s\"\n",
@@ -368,13 +386,8 @@ static int cmd_predictor(const sched_opts *o, const predictor_opts *po)
 		idx[i] = from + i;
 	if (learn(p, &t, o, idx, n, uid, gid, nids))
 		goto oom;
-	out = fopen(po->out, "w");
-	if (!out || place_runtime_save(p, out) || fclose(out)) {
-		fprintf(stderr, "slurm_replay: cannot write %s\n", po->out);
-		out = NULL;
+	if (save_state(p, po->out))
 		goto out;
-	}
-	out = NULL;
 	printf("# %s: predictor learned jobs %d..%d (%d) compressed %.1fx, %d users\n", o->trace,
 	       from, first - 1, n, o->factor, nids);
 	if (evaluate(p, &t, o, first, end, uid, gid, nids))
@@ -384,8 +397,6 @@ static int cmd_predictor(const sched_opts *o, const predictor_opts *po)
 oom:
 	fprintf(stderr, "slurm_replay: out of memory\n");
 out:
-	if (out)
-		fclose(out);
 	place_runtime_free(p);
 	free(idx);
 	trace_free(&t);

@@ -6,8 +6,8 @@
 #   --history jobs before the slice, each as the plugin would see it: the
 #   Unix user and group --ids gives the log's user (user id modulo the
 #   list's length), its limit in whole minutes; the same bytes twice; a
-#   history cut short at the log's start says so; malformed --ids and
-#   missing options are refused. Prints "N passed, N failed".
+#   history cut short at the log's start says so; malformed --ids, missing
+#   options and an unwritable --out are refused. Prints "N passed, N failed".
 set -u
 B=${BUILD_DIR:-..}
 S=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,6 +72,10 @@ for bad in "" 5 5:x 5:6, -1:2 "5:6;7:8" 5:99999999999; do
 	rc=$?
 	check "predictor: --ids '$bad' refused" sh -c "[ $rc -eq 2 ] && [ ! -e '$tmp/bad.state' ]"
 done
+predict "$tmp/no/such/dir.state" > /dev/null 2> "$tmp/err"
+rc=$?
+check "predictor: an unwritable --out is said, exit 1" sh -c \
+	"[ $rc -eq 1 ] && grep -q 'cannot write $tmp/no/such/dir.state: No such file' '$tmp/err'"
 "$replay" predictor --trace "$kth" --skip 2000 --history 500 --ids 1:1 --out "$tmp/d.state" \
 	> /dev/null 2>&1
 check "predictor: refused without --factor" sh -c "[ $? -eq 2 ] && [ ! -e '$tmp/d.state' ]"
