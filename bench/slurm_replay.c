@@ -75,6 +75,7 @@
 #include "place_runtime.h"
 #include "sim.h"
 #include "topo_hostlist.h"
+#include "topo_num.h"
 
 #define MAX_PROFILES 8
 #define DEFAULT_SEED 1
@@ -237,16 +238,11 @@ static int by_log_end(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
+/* The median, the mean of the middle two for even n (topo_quantile's
+ * nearest rank would take the lower one). */
 static double median_of(double *v, int n)
 {
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	topo_sort_doubles(v, (size_t)n);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
