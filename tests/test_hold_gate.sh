@@ -23,7 +23,7 @@ run() { # run POLICY ARGS...
 	shift
 	"$sim" --fattree groups=8,hosts=32,rails=4,oversub=4 --scale 2 \
 		--trace "$S/examples/traces/KTH-SP2-1996-2.1-cln.swf.gz" --comm "$fx/comm" \
-		--jobs 400 --seed 1 --policies "$p" "$@" > /dev/null 2> "$tmp/err"
+		--jobs 400 --seed 1 --policies "$p" "$@" > "$tmp/out" 2> "$tmp/err"
 }
 columns() { # every sample line: 12 features and 2 objectives, numbers
 	awk 'NR > 1 { if (NF != 14) exit 1; for (i = 1; i <= NF; i++)
@@ -54,6 +54,27 @@ check "its holds carry the gate's probability in the decision log" \
 check "and the why names the gate" grep -q 'learned hold gate gives a hold' "$tmp/d.log"
 check "and the features it weighed, by name" \
 	grep -q '"hold_features": *{"analytic_hold": *[01]\.0*, *"better_set": *1\.0*, *"wait_per_gain"' "$tmp/d.log"
+
+# a DAgger round: dagger-gnn+pred runs the student (gnn+pred with the gate)
+# and has the teacher label the holds it weighed with a better set
+run dagger-gnn+pred,gnn+pred --model "$tmp/ens.json" --json --emit-holds "$tmp/dag.txt"
+same_run() { # every metric but the latencies equal in both policies' runs
+	python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))["policies"]
+a, b = p["dagger-gnn+pred"], p["gnn+pred"]
+diff = [k for k in a if k not in ("decision_p50_us", "decision_p99_us", "refresh_p99_us") and a[k] != b[k]]
+print(len(a) > 20 and a["deferrals"] > 0 and not diff, diff)' "$1"
+}
+check "dagger-gnn+pred follows the student: its run is gnn+pred's, metric for metric" \
+	test "$(same_run "$tmp/out" 2>&1)" = "True []"
+labelled() { # at least 50 samples, every one with a better set
+	columns "$1" && awk 'NR > 1 && $2 != 1 { exit 1 }' "$1"
+}
+check "and the teacher labelled at least 50 of its holds, each with a better set" \
+	labelled "$tmp/dag.txt"
+check "topognn-train --holds takes the teacher's and the student's samples together" \
+	sh -c "\"$train\" --holds \"$tmp/h.txt\" --holds \"$tmp/dag.txt\" --out \"$tmp/g3.json\" 2>&1 |
+		grep -q 'hold gate from [0-9]* samples'"
 
 # placement-report job shows what the gate weighed, and a held job's hold
 rep=$B/tools/placement-report

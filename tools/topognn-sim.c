@@ -251,7 +251,7 @@ int main(int argc, char **argv)
 				"topognn-sim: unknown policy \"%s\" (linear, tree, model, gnn, "
 				"random, tree-switches, lookahead, lookahead-model, "
 				"lookahead+pred, lookahead-model+pred, model+pred, gnn+pred, "
-				"model+oracle, gnn+oracle)\n",
+				"model+oracle, gnn+oracle, dagger-gnn+pred)\n",
 				p);
 			free(list);
 			rc = 2;

@@ -57,6 +57,7 @@ static const struct {
 	{"lookahead-model", PLACE_POLICY_MODEL, SIM_RT_LIMIT, 1},
 	{"lookahead+pred", PLACE_POLICY_TREE, SIM_RT_LEARNED, 1},
 	{"lookahead-model+pred", PLACE_POLICY_MODEL, SIM_RT_LEARNED, 1},
+	{"dagger-gnn+pred", PLACE_POLICY_GNN, SIM_RT_LEARNED, SIM_LOOKAHEAD_LABEL},
 };
 #define NVARIANTS (sizeof(variants) / sizeof(variants[0]))
 
@@ -90,7 +91,7 @@ const char *sim_config_policy_name(const sim_config *cfg)
 		return "tree-switches";
 	for (size_t i = 0; i < NVARIANTS; i++)
 		if (cfg->runtime_prediction == variants[i].rt && cfg->policy == variants[i].policy &&
-		    !cfg->lookahead == !variants[i].lookahead)
+		    cfg->lookahead == variants[i].lookahead)
 			return variants[i].name;
 	return place_policy_name(cfg->policy);
 }
@@ -384,11 +385,21 @@ static void note_switch_wait(sim *s, int qi, int idx, int limit)
 		hold_head(s, idx, limit, 1);
 }
 
+/* The policy deciding in s: the configured one, except in the forks of a
+ * DAgger run, which go on as the teacher's base (the model) would. */
+static place_policy deciding_policy(const sim *s)
+{
+	if (s->is_fork && s->cfg->lookahead == SIM_LOOKAHEAD_LABEL)
+		return PLACE_POLICY_MODEL;
+	return s->cfg->policy;
+}
+
 /* Try to place queue entry qi now, on `allowed` hosts (NULL: any).
  * 1 started, 0 not now (no room, or deferred for locality), -1 error. */
 static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
 {
 	int idx = s->queue[qi], limit = switch_limit(s, idx);
+	place_policy pol = deciding_policy(s);
 	place_request r;
 	place_decision d;
 	double t0, t1;
@@ -411,13 +422,12 @@ static int try_start(sim *s, int qi, const uint8_t *allowed, topo_error *err)
 		s->ref[s->nref++] = t1 - t0;
 	logging = s->cfg->decision_log && !s->is_fork;
 	t0 = now_us();
-	rc = place_decide(s->eng, s->st, &r, s->cfg->policy,
-			  logging ? s->cfg->log_baseline : s->cfg->policy, &d);
+	rc = place_decide(s->eng, s->st, &r, pol, logging ? s->cfg->log_baseline : pol, &d);
 	t1 = now_us();
 	if ((rc != 0 || !d.ok) && limit > 0) {
 		/* within --switches' wait: is there an allocation over more? */
 		r.max_groups = 0;
-		rc = place_decide(s->eng, s->st, &r, s->cfg->policy, s->cfg->policy, &d);
+		rc = place_decide(s->eng, s->st, &r, pol, pol, &d);
 		if (rc == 0 && d.ok) {
 			note_switch_wait(s, qi, idx, limit);
 			return 0;

@@ -58,8 +58,13 @@ typedef struct sim_config {
 	 * lookahead_horizon_s and takes the candidate of lowest
 	 * J = X / (mean X + eps) + lookahead_wait_weight x W / (mean W + eps)
 	 * (X heavy cross-group bytes, W wait, inside the horizon). The
-	 * training samples are labelled by the same J. */
-	int lookahead;            /* 0: plain `policy` */
+	 * training samples are labelled by the same J.
+	 * SIM_LOOKAHEAD_LABEL (DAgger, "dagger-gnn+pred"): the run follows
+	 * `policy` (the student) and only the decisions where it weighed a
+	 * hold are forked, each fork scheduling on with the model policy (the
+	 * teacher's base): the hold samples label the student's own states,
+	 * and nothing the student chose is changed. */
+	int lookahead;            /* 0: plain `policy`; 1: lookahead; SIM_LOOKAHEAD_LABEL */
 	/* tree-switches (policy tree): every heavy job asks topology/tree for
 	 * --switches=<fewest leaf switches it fits in on the empty
 	 * cluster>@<min(place.locality_wait_frac x its time limit, cap)>, with
@@ -94,6 +99,8 @@ typedef struct sim_config {
 
 void sim_config_init(sim_config *cfg);
 
+#define SIM_LOOKAHEAD_LABEL 2 /* sim_config.lookahead: label the student's holds */
+
 /* The first line of a hold sample file (sim_config.holds). */
 void sim_holds_header(FILE *f);
 
@@ -102,7 +109,9 @@ void sim_holds_header(FILE *f);
  * "lookahead-model" (base model); "model+pred" / "gnn+pred" ("+oracle")
  * tell the engine learned (true) run times instead of limits, and
  * "lookahead+pred" / "lookahead-model+pred" a teacher that knows only the
- * predictions, in its engine and its forks. 0, or -1 for an unknown name. */
+ * predictions, in its engine and its forks; "dagger-gnn+pred" runs
+ * gnn+pred and labels its holds as lookahead-model+pred would
+ * (SIM_LOOKAHEAD_LABEL). 0, or -1 for an unknown name. */
 int sim_config_set_policy(sim_config *cfg, const char *name);
 /* The name sim_config_set_policy took. */
 const char *sim_config_policy_name(const sim_config *cfg);

@@ -101,8 +101,9 @@ static int look(const sim *s, int qi, const int *hosts, const place_decision *d,
 		f.nq--;
 		if (sim_start_job(&f, idx, hosts, err))
 			goto out;
-	} else if (!d->deferred) {
-		sim_hold_job(&f, idx, d); /* the fork's engine defers on its own */
+	} else if (!d->deferred || s->cfg->lookahead == SIM_LOOKAHEAD_LABEL) {
+		/* the fork's engine defers on its own, unless the student's did */
+		sim_hold_job(&f, idx, d);
 	}
 	if (sim_schedule(&f, err))
 		goto out;
@@ -209,9 +210,15 @@ int sim_lookahead_pick(sim *s, int qi, place_decision *d, int *defer, topo_error
 	int idx = s->queue[qi], nh = s->jobs[idx].nh, nc, np, best = 0, rc = -1, first;
 	place_choice cand[SIM_LOOKAHEAD_MAX + 1];
 	double J[SIM_LOOKAHEAD_MAX + 1];
-	int *store = malloc((size_t)SIM_LOOKAHEAD_MAX * nh * sizeof(int));
+	int label = s->cfg->lookahead == SIM_LOOKAHEAD_LABEL;
+	int *store;
 
-	*defer = 0;
+	*defer = label && d->deferred; /* a DAgger run follows the student */
+	/* the gate decides, and topognn-train --holds learns, only where a
+	 * better set is predicted in time (hold feature 1, better_set) */
+	if (label && (!d->hold_weighed || d->hold_feat[1] < 0.5f))
+		return 0; /* nothing for the teacher to label */
+	store = malloc((size_t)SIM_LOOKAHEAD_MAX * nh * sizeof(int));
 	if (!store) {
 		topo_error_set(err, "", 0, "out of memory in the lookahead");
 		return -1;
@@ -241,11 +248,15 @@ int sim_lookahead_pick(sim *s, int qi, place_decision *d, int *defer, topo_error
 	}
 	if (sim_lookahead_eval(s, qi, cand, nc, d, J, err) < 0)
 		goto out;
+	if (nc > np)
+		hold_sample(s, d, J, first ? 0 : np, first, np);
+	if (label) {
+		rc = 0; /* the student's choice stands */
+		goto out;
+	}
 	for (int c = 1; c < nc; c++)
 		if (J[c] < J[best] - 1e-9)
 			best = c;
-	if (nc > np)
-		hold_sample(s, d, J, first ? 0 : np, first, np);
 	s->lookahead_changed += best != 0;
 	s->lookahead_started += first && best != 0;   /* the engine deferred, the teacher starts */
 	s->lookahead_held += !first && !cand[best].hosts; /* the engine placed, the teacher holds */
