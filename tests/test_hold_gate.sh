@@ -86,6 +86,14 @@ check "placement-report job shows the gate's probability and the features by nam
 	sh -c "grep -q '^ *hold gate  *0\.[0-9][0-9] (the learned gate holds above 0.50) on:' '$tmp/j.txt' &&
 		grep -q '^ *analytic_hold [01], better_set 1, wait_per_gain ' '$tmp/j.txt' &&
 		grep -q '^ *why  *.*learned hold gate gives a hold' '$tmp/j.txt'"
+check "placement-report job shows what the engine was told of the job's run time" \
+	grep -q '^ *run time  *predicted [0-9.]* s of a [0-9.]* s limit$' "$tmp/j.txt"
+run_time_json() { # --json: the prediction and the limit, the prediction not above it
+	python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))["request"]
+print(0 < r["predicted_run_s"] <= r["time_limit_s"])' "$1"
+}
+check "and so does --json" test "$(run_time_json "$tmp/h.json" 2>&1)" = True
 held_json() { # what --json says of the hold: decisions, deferred, a gate, a why
 	python3 -c 'import json, sys
 h = json.load(open(sys.argv[1]))["held"]

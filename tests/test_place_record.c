@@ -78,6 +78,9 @@ static void test_record_fields(void **st)
 		json_string_value(json_object_get(json_object_get(ch, "comm"), "class")), "heavy");
 	assert_string_equal(
 		json_string_value(json_object_get(json_object_get(ch, "comm"), "pattern")), "ring");
+	/* no limit and no prediction told: neither written */
+	assert_null(json_object_get(ch, "time_limit_s"));
+	assert_null(json_object_get(ch, "predicted_run_s"));
 	/* chosen: su2 holds the required n06 */
 	ch = json_object_get(o, "chosen");
 	assert_int_equal(json_array_size(json_object_get(ch, "hosts")), 3);
@@ -110,6 +113,19 @@ static void test_record_fields(void **st)
 	json_decref(o);
 	free(line);
 	r.queue_position = 0;
+
+	/* what the engine was told of the job's duration, as told */
+	r.time_limit_s = 7200;
+	r.predicted_runtime_s = 1234.5;
+	line = place_record_write_mem(c, &r, &d, "model", 1700000000.5);
+	o = json_loads(line, 0, &jerr);
+	assert_non_null(o);
+	ch = json_object_get(o, "request");
+	assert_true(json_real_value(json_object_get(ch, "time_limit_s")) == 7200);
+	assert_true(json_real_value(json_object_get(ch, "predicted_run_s")) == 1234.5);
+	json_decref(o);
+	free(line);
+	r.time_limit_s = r.predicted_runtime_s = 0;
 
 	/* a refused request: reason, null choice */
 	r.min_hosts = 9;
@@ -234,6 +250,8 @@ static void test_commit_read_back(void **st)
 	(void)st;
 	assert_non_null(e);
 	heavy_request(&r);
+	r.time_limit_s = 7200;
+	r.predicted_runtime_s = 900;
 	assert_int_equal(place_decide(e, s, &r, PLACE_POLICY_MODEL, PLACE_POLICY_TREE, &d), 0);
 	fd = test_mkstemp(path, sizeof(path), "test_place_record-XXXXXX");
 	assert_true(fd >= 0);
@@ -307,6 +325,7 @@ static void test_commit_read_back(void **st)
 	assert_int_equal(rd->min_hosts, 3);
 	assert_string_equal(rd->comm_class, "heavy");
 	assert_true(rd->bytes_per_iter == 2e9);
+	assert_true(rd->time_limit_s == 7200 && rd->predicted_run_s == 900);
 	assert_int_equal(rd->chosen.diameter, 2);
 	assert_true(rd->chosen.frag_cost == d.chosen.frag_cost);
 	assert_int_equal(rd->nalternatives, d.nalternatives);
@@ -333,6 +352,7 @@ static void test_commit_read_back(void **st)
 	rd = report_log_find(&log, 4243);
 	assert_non_null(rd);
 	assert_true(isnan(rd->wait_s));
+	assert_true(isnan(rd->time_limit_s) && isnan(rd->predicted_run_s)); /* no record */
 	assert_int_equal(rd->nshadow, 0);
 	assert_int_equal(rd->ended, 1);
 	assert_true(rd->elapsed_s == 100.0);

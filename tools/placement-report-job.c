@@ -102,6 +102,23 @@ static json_t *locality_json(const report_decision *d)
 
 /* The same as text: what was weighed, the gate's say, the engine's why;
  * every line after pad (a held decision's lines sit under its heading). */
+/* What the engine was told of the job's duration: the prediction (what a
+ * hold and light-job packing weigh) and the limit. */
+static void run_time_print(const report_decision *d)
+{
+	if (isnan(d->time_limit_s) && isnan(d->predicted_run_s))
+		return;
+	printf("  run time      ");
+	if (!isnan(d->predicted_run_s))
+		printf("predicted %.*f s%s", d->predicted_run_s < 10 ? 1 : 0, d->predicted_run_s,
+		       isnan(d->time_limit_s) ? "" : " of a ");
+	else
+		printf("no prediction; ");
+	if (!isnan(d->time_limit_s))
+		printf("%.*f s limit", d->time_limit_s < 10 ? 1 : 0, d->time_limit_s);
+	printf("\n");
+}
+
 static void locality_print(const report_decision *d, const char *pad)
 {
 	if (!has_locality(d))
@@ -168,6 +185,10 @@ static int job_json(struct ctx *x, const job_view *v)
 	json_object_set_new(req, "min_hosts", json_integer(d->min_hosts));
 	json_object_set_new(req, "gpus_per_host", json_integer(d->gpus_per_host));
 	json_object_set_new(req, "comm_class", json_string(d->comm_class));
+	if (!isnan(d->time_limit_s))
+		json_object_set_new(req, "time_limit_s", json_real(d->time_limit_s));
+	if (!isnan(d->predicted_run_s))
+		json_object_set_new(req, "predicted_run_s", json_real(d->predicted_run_s));
 	json_object_set_new(root, "request", req);
 	json_object_set_new(root, "hosts", json_string(v->hl));
 	json_object_set_new(root, "nhosts", json_integer(d->nallocated));
@@ -261,6 +282,7 @@ static void job_print(struct ctx *x, const job_view *v)
 		       d->gpus_per_host ? "shared hosts" : "whole hosts",
 		       d->comm_class[0] ? d->comm_class : "?",
 		       d->pattern[0] ? " " : "", d->pattern);
+	run_time_print(d);
 	printf("  hosts         %s (%d)\n", v->hl, d->nallocated);
 	if (v->groups)
 		printf("  groups        %d: %s\n", v->ng, v->groups);

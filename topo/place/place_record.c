@@ -68,6 +68,12 @@ static json_t *request_json(const place_cluster *c, const place_request *r)
 
 	if (o && r->comm.sharp) /* a SHARP user */
 		json_object_set_new(json_object_get(o, "comm"), "sharp", json_true());
+	/* what the engine was told of the job's duration: a hold and the
+	 * packing of light jobs weigh the prediction, else the limit */
+	if (o && r->time_limit_s > 0)
+		json_object_set_new(o, "time_limit_s", json_real(r->time_limit_s));
+	if (o && r->predicted_runtime_s > 0)
+		json_object_set_new(o, "predicted_run_s", json_real(r->predicted_runtime_s));
 	return o;
 }
 

@@ -223,6 +223,8 @@ static void request_from(json_t *r, report_decision *d)
 	d->sharp_user = json_is_true(json_object_get(comm, "sharp"));
 	d->bytes_per_iter = num(json_object_get(comm, "bytes_per_iter"), 0);
 	d->compute_s_per_iter = num(json_object_get(comm, "compute_s_per_iter"), 0);
+	d->time_limit_s = num(json_object_get(r, "time_limit_s"), NAN);
+	d->predicted_run_s = num(json_object_get(r, "predicted_run_s"), NAN);
 }
 
 static int copy_hosts(const report_choice *c, char ***out, int *n)
@@ -446,6 +448,7 @@ static int parse_line(report_log *log, job_index *jx, const char *s, size_t len,
 	d.followed = -1;
 	d.latency_us = d.end_time = d.elapsed_s = d.realised_slowdown = NAN;
 	d.wait_s = d.expected_wait_s = d.budget_s = d.hold_gate = NAN;
+	d.time_limit_s = d.predicted_run_s = NAN;
 	d.min_groups = d.expected_groups = -1;
 	if (json_is_integer(job = json_object_get(o, "job"))) {
 		rc = from_record(o, &d, &why);

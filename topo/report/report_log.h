@@ -61,6 +61,9 @@ typedef struct report_decision {
 	char pattern[12];
 	int sharp_user;       /* the request's comm says "sharp": true (a SHARP user) */
 	double bytes_per_iter, compute_s_per_iter;
+	/* the job's duration as the engine was told it: its time limit and
+	 * the run-time prediction (NAN: not in the record) */
+	double time_limit_s, predicted_run_s;
 	/* waiting for locality (the record's "locality"): deferred = the job was
 	 * not started by this decision; waited_s = how long it had been deferred */
 	int deferred;
