@@ -210,7 +210,13 @@ predictor_ids() {
     echo "${ids[*]}"
 }
 
+# "$work/cluster.up" while a cluster of this run is up (runs are subshells,
+# under the lock): stopped at exit too, so a killed run leaves none behind
 cleanup() {
+    if [[ -e "$work/cluster.up" ]]; then
+        "$cluster" stop >/dev/null 2>&1 || true
+        say "stopped the cluster that was up"
+    fi
     remove_users
     (( keep )) || rm -rf -- "$work"
 }
@@ -408,8 +414,9 @@ EOF
         export TOPOGNN_CLUSTER_EXTRA_FILES="$dir/topognn.conf"
     fi
     start_cluster || { say "$name: the cluster did not start"; return 1; }
+    : > "$work/cluster.up"
     eval "$("$cluster" env)"
-    "$cluster" wait-idle >/dev/null || { "$cluster" stop >/dev/null 2>&1; return 1; }
+    "$cluster" wait-idle >/dev/null || { "$cluster" stop >/dev/null 2>&1; rm -f -- "$work/cluster.up"; return 1; }
     njobs=$(grep -vc '^#' "$schedule")
     last=$(awk '!/^#/ { t = $1 } END { printf "%d", t }' "$schedule")
     # the barrier: ahead by the submissions' time (0.25 s each on a loaded
@@ -437,6 +444,7 @@ EOF
     cp -- "$TOPOGNN_CLUSTER_DIR/log/jobcomp.txt" "$dir/jobcomp.txt" 2>/dev/null || : > "$dir/jobcomp.txt"
     cp -- "$TOPOGNN_CLUSTER_DIR/log/slurmctld.log" "$dir/slurmctld.log"
     "$cluster" stop >/dev/null 2>&1 || true
+    rm -f -- "$work/cluster.up"
     say "$name: done in $(cat "$dir/elapsed_s") s after T0"
 }
 
