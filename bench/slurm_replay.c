@@ -670,13 +670,6 @@ out:
 
 /* ---- analysis ------------------------------------------------------------- */
 
-static int cmp_int(const void *a, const void *b)
-{
-	int x = *(const int *)a, y = *(const int *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* Node list -> ascending host indices of the cluster. Returns the count or -1. */
 static int hosts_of(const place_cluster *c, const char *list, int *out, int max)
 {
@@ -700,7 +693,7 @@ static int hosts_of(const place_cluster *c, const char *list, int *out, int max)
 	}
 	topo_hostlist_free(&hl);
 	if (n > 0)
-		qsort(out, (size_t)n, sizeof(int), cmp_int);
+		qsort(out, (size_t)n, sizeof(int), topo_cmp_int);
 	return n;
 }
 
