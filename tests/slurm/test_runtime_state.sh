@@ -197,6 +197,17 @@ if [[ "$why" == "best placement now spans "[2-4]" groups"*"and the queue's predi
 else
     fail "loaded queue: locality why of the heavy probe: '$why'"
 fi
+# what the engine was told of the probe's duration, in its commit line's
+# record: the limit (-t 3) and the prediction, never above it
+told=$(grep '"name":"queue-probe"' "$work/decisions.jsonl" 2>/dev/null | tail -n 1 | python3 -c '
+import json, sys
+r = (json.load(sys.stdin).get("decision") or {}).get("request") or {}
+print(r.get("time_limit_s"), 0 < r.get("predicted_run_s", 0) <= r.get("time_limit_s", 0))' 2>&1)
+if [[ "$told" == "180.0 True" ]]; then
+    pass "the record carries the probe's time limit (180 s) and a prediction within it"
+else
+    fail "the probe's request time_limit_s / predicted_run_s: '$told'"
+fi
 # Policy=gnn: the shipped ensemble's learned hold gate (models/default-hold.json,
 # docs/gnn.md) decides the same hold in slurmctld, and the record says so
 printf 'Policy=gnn\n' >> "$(dirname "$SLURM_CONF")/topognn.conf"
