@@ -100,8 +100,6 @@ static json_t *locality_json(const report_decision *d)
 	return o;
 }
 
-/* The same as text: what was weighed, the gate's say, the engine's why;
- * every line after pad (a held decision's lines sit under its heading). */
 /* What the engine was told of the job's duration: the prediction (what a
  * hold and light-job packing weigh) and the limit. */
 static void run_time_print(const report_decision *d)
@@ -119,6 +117,8 @@ static void run_time_print(const report_decision *d)
 	printf("\n");
 }
 
+/* The same as text: what was weighed, the gate's say, the engine's why;
+ * every line after pad (a held decision's lines sit under its heading). */
 static void locality_print(const report_decision *d, const char *pad)
 {
 	if (!has_locality(d))

@@ -88,7 +88,7 @@ static int add_line(hold_set *s, const char *path, long ln, const char *line)
 		fprintf(stderr, "topognn-train: %s:%ld: more than %d columns\n", path, ln, F + 2);
 		return -1;
 	}
-	if (v[1] < 0.5) /* no better set: the gate does not decide these */
+	if (v[PLACE_HOLD_BETTER_SET] < 0.5) /* no better set: the gate does not decide these */
 		return 0;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 1024;

@@ -201,6 +201,7 @@ typedef struct place_request {
 
 #define PLACE_MAX_ALTERNATIVES 8
 #define PLACE_HOLD_FEATURES 12 /* place_hold_feature_names */
+#define PLACE_HOLD_BETTER_SET 1 /* its index of better_set: the gate decides only at 1 */
 
 typedef struct place_choice {
 	int *hosts; /* owned by the decision; nhosts entries in ascending index */

@@ -395,7 +395,7 @@ static void hold_features(const place_defer *d, const place_cluster *c, const pl
 	int better = best < now_groups;
 
 	f[0] = (float)analytic;
-	f[1] = (float)better;
+	f[PLACE_HOLD_BETTER_SET] = (float)better;
 	f[2] = better ? log_ratio(when, gain) : 0;
 	f[3] = better ? (float)(now_groups - best) / (float)now_groups : 0;
 	f[4] = dur > 0 ? (float)(gain / dur) : 0;

@@ -215,8 +215,10 @@ int sim_lookahead_pick(sim *s, int qi, place_decision *d, int *defer, topo_error
 
 	*defer = label && d->deferred; /* a DAgger run follows the student */
 	/* the gate decides, and topognn-train --holds learns, only where a
-	 * better set is predicted in time (hold feature 1, better_set) */
-	if (label && (!d->hold_weighed || d->hold_feat[1] < 0.5f))
+	 * better set is predicted in time; without --emit-holds no label is
+	 * written, so no fork is worth its time */
+	if (label && (!s->cfg->holds || !d->hold_weighed ||
+		      d->hold_feat[PLACE_HOLD_BETTER_SET] < 0.5f))
 		return 0; /* nothing for the teacher to label */
 	store = malloc((size_t)SIM_LOOKAHEAD_MAX * nh * sizeof(int));
 	if (!store) {
