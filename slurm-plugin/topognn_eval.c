@@ -278,8 +278,16 @@ static int _decide(topognn_ctx_t *ctx, topology_eval_t *topo_eval,
 		 * for --switches jobs (topology/tree, job_submit.lua), which
 		 * are never deferred.
 		 */
-		if (!job_ptr->wait4switch_start)
+		if (!job_ptr->wait4switch_start) {
 			job_ptr->wait4switch_start = time(NULL);
+			/* once per job, for the admin asking why it waits */
+			if (ctx->conf.mode == TOPOGNN_MODE_ENFORCE)
+				info("%pJ: held for locality: %s", job_ptr,
+				     dec->defer_why);
+			else
+				info("shadow %pJ: topognn would hold it for locality: %s",
+				     job_ptr, dec->defer_why);
+		}
 		log_flag(SELECT_TYPE, "%pJ deferred for locality: %s",
 			 job_ptr, dec->defer_why);
 	}

@@ -191,11 +191,18 @@ else
     fail "short queue: locality why of the heavy probe: '$why'"
 fi
 fill_queue 5
+from=$(lines)
 why=$(probe_why)
 if [[ "$why" == "best placement now spans "[2-4]" groups"*"and the queue's predicted "[1-9]*" s (9 jobs waiting)" ]]; then
     pass "loaded queue (8 pending + the job): held on the queue's predicted wait: $why"
 else
     fail "loaded queue: locality why of the heavy probe: '$why'"
+fi
+# Mode=shadow: slurmctld's log names the hold that enforcing would make
+if log_has 'shadow JobId=[0-9]*: topognn would hold it for locality: best placement now spans' "$from"; then
+    pass "slurmctld's log: $(tail -n +"$from" "$ctld_log" | grep -o 'shadow JobId=[0-9]*: topognn would hold .*' | head -n 1)"
+else
+    fail "no shadow hold line in slurmctld's log: $(tail -n +"$from" "$ctld_log" | grep -i 'hold\|locality' | head -n 5)"
 fi
 # what the engine was told of the probe's duration, in its commit line's
 # record: the limit (-t 3) and the prediction, never above it

@@ -412,6 +412,13 @@ if [[ "$qpos" == '"queue_position":1' ]]; then
 else
     fail "queue_position of job $wjob: '$qpos'"
 fi
+# slurmctld's log says why it waited, once however often it was evaluated
+held=$(grep -c "JobId=$wjob: held for locality: best placement now spans 2 groups" "$ctld_log" || true)
+if [[ "$held" == 1 ]]; then
+    pass "slurmctld's log has one line for its hold: $(grep -o "JobId=$wjob: held for locality: .*" "$ctld_log")"
+else
+    fail "$held hold lines for job $wjob in slurmctld's log: $(grep -o "JobId=$wjob: .*" "$ctld_log" | head -n 5)"
+fi
 cancel_all
 
 # The same, but the su1 job (-t 1) outlives its limit (OverTimeLimit): the
