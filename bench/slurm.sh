@@ -292,18 +292,21 @@ if [[ -z "$report" ]]; then
         fi
     done
     # DebugFlags=Backfill logs backfill's node plans for waiting jobs (for
-    # sim_tree_agreement) at level verbose; both runs log the same, so both
-    # pay the same. (A repeated slurm.conf key: Slurm uses the last value.)
+    # sim_tree_agreement) at level verbose; HetJob, backfill's "Started JobId=N
+    # in P on NODES" (info in 24.11 and 25.11, under HetJob from 26.05): without
+    # it a backfill start's wait is jobcomp's whole seconds and the replay
+    # misses its nodes. Every run logs the same, so every run pays the same.
+    # (A repeated slurm.conf key: Slurm uses the last value.)
     # sched_interval=1: the main scheduler also tests the queue every second,
     # as jobs become eligible at their begin times (no submission triggers it)
-    printf 'DebugFlags=Backfill\nSlurmctldDebug=verbose\n' > "$work/tree-extra.conf"
+    printf 'DebugFlags=Backfill,HetJob\nSlurmctldDebug=verbose\n' > "$work/tree-extra.conf"
     printf 'SchedulerParameters=bf_interval=1,sched_min_interval=100000,sched_interval=1\n' \
         >> "$work/tree-extra.conf"
     cat "$work/tree-extra.conf" > "$work/topognn-extra.conf"
     # tree-switches: the same, max_switch_wait raised to the largest budget
     # (Slurm caps a job's --switches wait at it; default 300 s)
     max_wait=$(switch_budgets_max "$work")
-    { printf 'DebugFlags=Backfill\nSlurmctldDebug=verbose\n'
+    { printf 'DebugFlags=Backfill,HetJob\nSlurmctldDebug=verbose\n'
       printf 'SchedulerParameters=bf_interval=1,sched_min_interval=100000,sched_interval=1,max_switch_wait=%d\n' \
           "$max_wait"; } > "$work/tree-switches-extra.conf"
     printf 'PrEpPlugins=prep/script,prep/topognn\n' >> "$work/topognn-extra.conf"
@@ -478,6 +481,12 @@ analyze() { # dir schedule [--agreement]
         printf 'elapsed_s %s\n' "$(cat "$dir/elapsed_s")"
         eval_profile "$dir/slurmctld.log"
     } >> "$dir/metrics.txt"
+    local jobs from_log
+    jobs=$(val "$dir/metrics.txt" jobs)
+    from_log=$(val "$dir/metrics.txt" waits_from_log)
+    if (( ${from_log:-0} < ${jobs:-0} )); then
+        say "WARNING: $dir: $(( jobs - ${from_log:-0} )) of $jobs starts are not in slurmctld.log; their waits are jobcomp's whole seconds"
+    fi
 }
 
 # The plugin's own "eval profile" lines (topognn runs): evaluations, and the

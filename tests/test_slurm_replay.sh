@@ -79,4 +79,43 @@ check "predictor: an unwritable --out is said, exit 1" sh -c \
 "$replay" predictor --trace "$kth" --skip 2000 --history 500 --ids 1:1 --out "$tmp/d.state" \
 	> /dev/null 2>&1
 check "predictor: refused without --factor" sh -c "[ $? -eq 2 ] && [ ! -e '$tmp/d.state' ]"
+
+# analyze: a job's start to the millisecond from slurmctld.log, for every
+# scheduler and release: the main scheduler's "sched: Allocate", backfill's
+# "Started" (24.11 and 25.11 log it at info; 26.05 only with
+# DebugFlags=HetJob, which bench/slurm.sh sets). A start the log lacks
+# falls back to jobcomp's whole seconds, and the count says so.
+printf '%s\n' 'SwitchName=leaf1 Nodes=n[001-004]' 'SwitchName=leaf2 Nodes=n[005-008]' \
+	'SwitchName=spine Switches=leaf[1-2]' > "$tmp/topology.conf"
+"$B/tools/topognn-discover" --topology-conf "$tmp/topology.conf" --json > "$tmp/graph.json" \
+	2> "$tmp/err"
+t0=1796660940 # 2026-12-07T16:29:00Z
+printf '%s\n' '0 2 1 1 heavy-1 1 5' '1 2 1 1 heavy-2 1 5' '2 2 1 1 heavy-3 1 5' \
+	'3 2 1 1 heavy-4 1 5' > "$tmp/an.schedule"
+i=0
+for nodes in 'n[001-002]' 'n[003-004]' 'n[005-006]' 'n[007-008]'; do
+	i=$((i + 1))
+	printf 'JobId=%d Name=heavy-%d JobState=COMPLETED StartTime=2026-12-07T16:29:0%d EndTime=2026-12-07T16:29:0%d NodeList=%s SubmitTime=2026-12-07T16:28:35\n' \
+		"$i" "$i" "$i" "$((i + 2))" "$nodes"
+done > "$tmp/jobcomp.txt"
+cat > "$tmp/ctld.log" <<'LOG'
+[2026-12-07T16:28:35.001] _slurm_rpc_submit_batch_job: JobId=1 InitPrio=1 usec=500
+[2026-12-07T16:28:35.002] _slurm_rpc_submit_batch_job: JobId=2 InitPrio=1 usec=500
+[2026-12-07T16:28:35.003] _slurm_rpc_submit_batch_job: JobId=3 InitPrio=1 usec=500
+[2026-12-07T16:28:35.004] _slurm_rpc_submit_batch_job: JobId=4 InitPrio=1 usec=500
+[2026-12-07T16:29:00.250] sched: Allocate JobId=1 NodeList=n[001-002] #CPUs=8 Partition=batch
+[2026-12-07T16:29:01.500] sched/backfill: _start_job: Started JobId=2 in batch on n[003-004]
+[2026-12-07T16:29:02.750] sched/backfill: _start_job: HETJOB: Started JobId=3 in batch on n[005-006]
+[2026-12-07T16:29:04.100] sched/backfill: _start_job: BACKFILL: Jobs backfilled since boot: 3
+LOG
+TZ=UTC "$replay" analyze --graph "$tmp/graph.json" --schedule "$tmp/an.schedule" \
+	--jobcomp "$tmp/jobcomp.txt" --ctld-log "$tmp/ctld.log" --begin-epoch "$t0" \
+	--comm "$S/tests/fixtures/comm" > "$tmp/an.txt" 2> "$tmp/err"
+rc=$?
+check "analyze runs on both releases' start lines" sh -c "[ $rc -eq 0 ] && grep -qx 'jobs 4' '$tmp/an.txt'"
+# waits 0.25, 0.5, 0.75 from the log; job 4: jobcomp's 16:29:04 - its begin 16:29:03
+check "analyze: 3 of 4 starts from the log (24.11's and 26.05's backfill lines)" \
+	grep -qx 'waits_from_log 3' "$tmp/an.txt"
+check "analyze: mean wait 0.625 s (the log's milliseconds, jobcomp's seconds for job 4)" \
+	grep -qx 'mean_wait_s 0.625' "$tmp/an.txt"
 finish
