@@ -13,7 +13,8 @@
 # logs topognn's; a bad graph file leaves slurmctld up and scheduling;
 # a bad graph or topognn.conf key is logged once per slurmctld start;
 # restarting slurmctld keeps working; LocalityWait: a heavy job that would
-# span two groups waits for one to free and then runs inside it, and one
+# span two groups waits for one to free and then runs inside it (a short
+# job behind it backfills and is recorded second in the queue), and one
 # whose group does not free in time runs over two when its budget is spent;
 # Policy=gnn without ModelFile= (after scontrol reconfigure) uses the shipped
 # model and names it; a job Slurm places itself (--contiguous) carries the
@@ -390,6 +391,17 @@ if [[ "$st" == PENDING ]]; then
     pass "heavy -N 4 with 4 nodes free over 2 groups waits for locality: $st"
 else
     fail "heavy -N 4 did not wait for locality: $st on $(timeout 10 squeue -h -j "$wjob" -o %N)"
+fi
+# A short light job submitted behind it starts at once (backfill: it ends
+# before su1 frees) and is second in the queue when placed.
+bjob=$(submit -N 2 -t 1 -J light-behind)
+bnodes=$(nodes_of "$bjob" 30)
+sleep 1
+qpos=$(grep "\"job_id\":$bjob," "$work/decisions.jsonl" 2>/dev/null | grep -o '"queue_position":[0-9]*' | head -n 1 || true)
+if [[ -n "$bnodes" ]] && [[ "$qpos" == '"queue_position":2' ]] && [[ "$(state_of "$wjob")" == PENDING ]]; then
+    pass "a job behind the held one runs ($bnodes) and its record places it second: $qpos"
+else
+    fail "job $bjob behind the held job: nodes '$bnodes', '$qpos', held job $(state_of "$wjob")"
 fi
 [[ "$su1" == none ]] || timeout 10 scancel "$su1" || true
 nodes=$(run_check "after su1 frees" "$wjob")
