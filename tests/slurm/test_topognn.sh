@@ -164,6 +164,10 @@ cancel_all() {
 # desc id -> node list; "" when the job did not start (the caller's check
 # then fails; a subshell cannot count failures)
 run_check() { nodes_of "$2"; }
+# record_field JOB REGEX: the first match of REGEX in JOB's decision record
+record_field() {
+    grep "\"job_id\":$1," "$work/decisions.jsonl" 2>/dev/null | grep -o "$2" | head -n 1 || true
+}
 
 # ---- plugin loaded in clients ----------------------------------------------
 if timeout 10 sinfo -h -o '%D %t' | grep -q '^32 idle$'; then
@@ -397,7 +401,7 @@ fi
 bjob=$(submit -N 2 -t 1 -J light-behind)
 bnodes=$(nodes_of "$bjob" 30)
 sleep 1
-qpos=$(grep "\"job_id\":$bjob," "$work/decisions.jsonl" 2>/dev/null | grep -o '"queue_position":[0-9]*' | head -n 1 || true)
+qpos=$(record_field "$bjob" '"queue_position":[0-9]*')
 if [[ -n "$bnodes" ]] && [[ "$qpos" == '"queue_position":2' ]] && [[ "$(state_of "$wjob")" == PENDING ]]; then
     pass "a job behind the held one runs ($bnodes) and its record places it second: $qpos"
 else
@@ -411,14 +415,14 @@ else
     fail "the waiting job got $nodes (groups $(groups_of "${nodes:-n001}"))"
 fi
 sleep 1
-waited=$(grep "\"job_id\":$wjob," "$work/decisions.jsonl" 2>/dev/null | grep -o '"waited_s":[0-9.]*' | head -n 1 || true)
+waited=$(record_field "$wjob" '"waited_s":[0-9.]*')
 if [[ -n "$waited" ]] && awk -v w="${waited#*:}" 'BEGIN { exit !(w >= 4) }'; then
     pass "its decision record says how long it waited for locality: $waited"
 else
     fail "no waited_s in job $wjob's record: $(grep "\"job_id\":$wjob," "$work/decisions.jsonl" | grep -o '"locality":{[^}]*}' || true)"
 fi
 # the only job pending in its partition: the head of its queue
-qpos=$(grep "\"job_id\":$wjob," "$work/decisions.jsonl" 2>/dev/null | grep -o '"queue_position":[0-9]*' | head -n 1 || true)
+qpos=$(record_field "$wjob" '"queue_position":[0-9]*')
 if [[ "$qpos" == '"queue_position":1' ]]; then
     pass "its decision record places it at the head of the queue: $qpos"
 else
@@ -449,7 +453,7 @@ else
     fail "budget: state at 20 s $st, then $nodes (groups $(groups_of "${nodes:-n001}")), su1 $(state_of "$su1")"
 fi
 sleep 1
-line=$(grep "\"job_id\":$wjob," "$work/decisions.jsonl" 2>/dev/null | grep -o '"locality":{[^}]*}' | head -n 1 || true)
+line=$(record_field "$wjob" '"locality":{[^}]*}')
 if [[ "$line" == *'"checked":true'* && "$line" == *'budget of 60 s spent'* ]]; then
     pass "its decision record says the budget was spent: $line"
 else
